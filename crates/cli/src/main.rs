@@ -1,0 +1,2 @@
+//! The `cuplan` binary.
+fn main() {}

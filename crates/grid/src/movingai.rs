@@ -1,0 +1,357 @@
+//! Moving AI `.map` and `.scen` files: parsing (every quirk of the published files) and writing.
+
+use std::path::Path;
+
+use crate::grid::check_size;
+use crate::{Cell, DEFAULT_MAX_CELLS, Grid, GridError, Result};
+
+/// Whether a map character is passable (`Some(true)`), blocked (`Some(false)`) or unknown.
+/// Passable: `.` `G` `S`; blocked: `@` `O` `T` `W` (the GPPC rule).
+#[inline]
+pub(crate) fn classify(byte: u8) -> Option<bool> {
+    match byte {
+        b'.' | b'G' | b'S' => Some(true),
+        b'@' | b'O' | b'T' | b'W' => Some(false),
+        _ => None,
+    }
+}
+
+/// Lines of a byte buffer with their 1-based numbers, `\r` stripped.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l)))
+}
+
+fn syntax(source: &str, line: usize, column: usize, message: impl Into<String>) -> GridError {
+    GridError::Syntax {
+        source_name: source.to_string(),
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| GridError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+fn source_name(path: &Path) -> String {
+    path.display().to_string()
+}
+
+impl Grid {
+    /// Reads a Moving AI `.map` file. Errors name the file, line and column.
+    pub fn read_movingai(path: impl AsRef<Path>) -> Result<Grid> {
+        let path = path.as_ref();
+        Grid::parse_movingai(&read_file(path)?, &source_name(path), DEFAULT_MAX_CELLS)
+    }
+
+    /// Parses the bytes of a `.map` file. `source` names it in errors; `max_cells` is checked
+    /// against the header before anything is allocated.
+    pub fn parse_movingai(bytes: &[u8], source: &str, max_cells: u64) -> Result<Grid> {
+        let mut lines = lines(bytes);
+        let (mut height, mut width, mut seen_type) = (None, None, false);
+        let mut last_line = 0;
+        loop {
+            let Some((n, line)) = lines.next() else {
+                return Err(syntax(
+                    source,
+                    last_line + 1,
+                    1,
+                    "truncated header: expected `map` line",
+                ));
+            };
+            last_line = n;
+            let text = std::str::from_utf8(line)
+                .map_err(|e| syntax(source, n, e.valid_up_to() + 1, "header is not UTF-8"))?;
+            let mut words = text.split_ascii_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (None, ..) => continue,
+                (Some("map"), None, _) => break,
+                (Some("type"), Some(_), None) => seen_type = true,
+                (Some(key @ ("height" | "width")), Some(value), None) => {
+                    let v: u64 = value.parse().map_err(|_| {
+                        let col = text.find(value).unwrap_or(0) + 1;
+                        syntax(
+                            source,
+                            n,
+                            col,
+                            format!("{key} is not a non-negative integer: {value:?}"),
+                        )
+                    })?;
+                    if key == "height" {
+                        height = Some(v)
+                    } else {
+                        width = Some(v)
+                    }
+                }
+                _ => {
+                    return Err(syntax(
+                        source,
+                        n,
+                        1,
+                        format!("unexpected header line {text:?}"),
+                    ));
+                }
+            }
+        }
+        if !seen_type {
+            return Err(syntax(source, 1, 1, "missing `type` line"));
+        }
+        let height = height.ok_or_else(|| syntax(source, last_line, 1, "missing `height` line"))?;
+        let width = width.ok_or_else(|| syntax(source, last_line, 1, "missing `width` line"))?;
+        check_size(width, height, max_cells)?;
+        let mut grid = Grid::open_with_limit(width as u32, height as u32, max_cells)?;
+        let mut y = 0u64;
+        for (n, line) in lines.by_ref() {
+            if y == height {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                return Err(syntax(source, n, 1, format!("more than {height} map rows")));
+            }
+            if line.len() as u64 != width {
+                return Err(syntax(
+                    source,
+                    n,
+                    (line.len() as u64).min(width) as usize + 1,
+                    format!(
+                        "map row {y} has {} characters, expected {width}",
+                        line.len()
+                    ),
+                ));
+            }
+            for (x, &byte) in line.iter().enumerate() {
+                match classify(byte) {
+                    Some(true) => {}
+                    Some(false) => grid.set_blocked_unchecked(Cell::new(x as u32, y as u32)),
+                    None => {
+                        return Err(syntax(
+                            source,
+                            n,
+                            x + 1,
+                            format!(
+                                "unknown map character {:?}",
+                                byte.escape_ascii().to_string()
+                            ),
+                        ));
+                    }
+                }
+            }
+            y += 1;
+            last_line = n;
+        }
+        if y < height {
+            return Err(syntax(
+                source,
+                last_line + 1,
+                1,
+                format!("truncated map: {y} of {height} rows"),
+            ));
+        }
+        grid.reset_generation();
+        Ok(grid)
+    }
+
+    /// The grid as the text of a `.map` file (`.` free, `@` blocked, `\n` line ends).
+    pub fn to_movingai_string(&self) -> String {
+        let mut out = format!(
+            "type octile\nheight {}\nwidth {}\nmap\n",
+            self.height(),
+            self.width()
+        );
+        out.reserve(self.cell_count() + self.height() as usize);
+        for y in 0..self.height() {
+            out.extend((0..self.width()).map(|x| {
+                if self.is_free(Cell::new(x, y)) {
+                    '.'
+                } else {
+                    '@'
+                }
+            }));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Writes the grid as a `.map` file.
+    pub fn write_movingai(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_movingai_string()).map_err(|e| GridError::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+}
+
+/// One query of a `.scen` file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenEntry {
+    /// The bucket (roughly optimal length / 4 in the Moving AI sets).
+    pub bucket: u32,
+    /// The map field as written (may be a path; match on its file name).
+    pub map: String,
+    /// Map width as the scenario states it.
+    pub width: u32,
+    /// Map height as the scenario states it.
+    pub height: u32,
+    /// Start cell.
+    pub start: Cell,
+    /// Goal cell.
+    pub goal: Cell,
+    /// Optimal octile length as printed (2 to 8 decimals).
+    pub optimal: f64,
+    /// 1-based line in the file, for error messages.
+    pub line: usize,
+}
+
+/// A Moving AI scenario: a version and its queries in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// The version number (`1` or `1.0` in every published file).
+    pub version: f64,
+    /// The queries, in file order; query `i` is the `i`-th query line.
+    pub entries: Vec<ScenEntry>,
+}
+
+impl Scenario {
+    /// Reads a `.scen` file.
+    pub fn read(path: impl AsRef<Path>) -> Result<Scenario> {
+        let path = path.as_ref();
+        Scenario::parse(&read_file(path)?, &source_name(path))
+    }
+
+    /// Parses `.scen` bytes: tab- or space-separated fields, `version 1` or `1.0`.
+    pub fn parse(bytes: &[u8], source: &str) -> Result<Scenario> {
+        let mut version = None;
+        let mut entries = Vec::new();
+        for (n, line) in lines(bytes) {
+            let text = std::str::from_utf8(line)
+                .map_err(|e| syntax(source, n, e.valid_up_to() + 1, "line is not UTF-8"))?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            if version.is_none() {
+                version = Some(parse_version(text).ok_or_else(|| {
+                    syntax(
+                        source,
+                        n,
+                        1,
+                        format!("expected `version 1`, found {:?}", text.trim()),
+                    )
+                })?);
+                continue;
+            }
+            entries.push(parse_entry(text, n, source)?);
+        }
+        let version =
+            version.ok_or_else(|| syntax(source, 1, 1, "empty scenario: no `version` line"))?;
+        Ok(Scenario { version, entries })
+    }
+
+    /// Checks every query against `grid`: stated size, cells in range and free.
+    pub fn check_against(&self, grid: &Grid) -> Result<()> {
+        for e in &self.entries {
+            if (e.width, e.height) != (grid.width(), grid.height()) {
+                return Err(GridError::ScenarioMismatch {
+                    line: e.line,
+                    message: format!(
+                        "scenario is for a {}x{} map, the map is {}x{}",
+                        e.width,
+                        e.height,
+                        grid.width(),
+                        grid.height()
+                    ),
+                });
+            }
+            for (what, cell) in [("start", e.start), ("goal", e.goal)] {
+                grid.check_free(cell)
+                    .map_err(|err| GridError::ScenarioMismatch {
+                        line: e.line,
+                        message: format!("{what} {err}"),
+                    })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_version(text: &str) -> Option<f64> {
+    let mut words = text.split_ascii_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some("version"), Some(v), None) => v.parse().ok().filter(|v: &f64| v.is_finite()),
+        _ => None,
+    }
+}
+
+fn parse_entry(text: &str, n: usize, source: &str) -> Result<ScenEntry> {
+    let fields: Vec<(usize, &str)> = field_spans(text);
+    if fields.len() != 9 {
+        return Err(syntax(
+            source,
+            n,
+            1,
+            format!("expected 9 fields, found {}", fields.len()),
+        ));
+    }
+    let int = |i: usize, name: &str| -> Result<u32> {
+        let (col, f) = fields[i];
+        f.parse().map_err(|_| {
+            syntax(
+                source,
+                n,
+                col,
+                format!("{name} is not a non-negative integer: {f:?}"),
+            )
+        })
+    };
+    let (col, len) = fields[8];
+    let optimal: f64 = len
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| {
+            syntax(
+                source,
+                n,
+                col,
+                format!("optimal length is not a non-negative number: {len:?}"),
+            )
+        })?;
+    Ok(ScenEntry {
+        bucket: int(0, "bucket")?,
+        map: fields[1].1.to_string(),
+        width: int(2, "width")?,
+        height: int(3, "height")?,
+        start: Cell::new(int(4, "start x")?, int(5, "start y")?),
+        goal: Cell::new(int(6, "goal x")?, int(7, "goal y")?),
+        optimal,
+        line: n,
+    })
+}
+
+/// Whitespace-separated fields with their 1-based byte columns.
+fn field_spans(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::with_capacity(9);
+    let mut start = None;
+    for (i, b) in text
+        .bytes()
+        .enumerate()
+        .chain(std::iter::once((text.len(), b' ')))
+    {
+        match (b.is_ascii_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                out.push((s + 1, &text[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,2 @@
+//! cuplan facade.
+pub use cuplan_grid as grid;
