@@ -17,7 +17,9 @@ pub(crate) fn classify(byte: u8) -> Option<bool> {
 }
 
 /// Lines of a byte buffer with their 1-based numbers, `\r` stripped.
+/// A final line end does not start another (empty) line.
 fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     bytes
         .split(|&b| b == b'\n')
         .enumerate()
@@ -54,6 +56,9 @@ impl Grid {
     /// Parses the bytes of a `.map` file. `source` names it in errors; `max_cells` is checked
     /// against the header before anything is allocated.
     pub fn parse_movingai(bytes: &[u8], source: &str, max_cells: u64) -> Result<Grid> {
+        if bytes.is_empty() {
+            return Err(syntax(source, 1, 1, "empty file: truncated header"));
+        }
         let mut lines = lines(bytes);
         let (mut height, mut width, mut seen_type) = (None, None, false);
         let mut last_line = 0;
@@ -206,8 +211,21 @@ pub struct ScenEntry {
     pub goal: Cell,
     /// Optimal octile length as printed (2 to 8 decimals).
     pub optimal: f64,
+    /// Number of decimals the optimal length was printed with.
+    pub decimals: u8,
     /// 1-based line in the file, for error messages.
     pub line: usize,
+}
+
+impl ScenEntry {
+    /// Whether an exact cost is this query's optimal length, as far as the printed length tells:
+    /// within the data README's tolerance `max(1e-4, 2e-5 · length)`, widened to half a unit in
+    /// the last printed place for the files printed with fewer decimals (bg512 prints 2).
+    pub fn accepts(&self, cost: crate::OctileCost) -> bool {
+        let rounding = 0.5 * 10f64.powi(-i32::from(self.decimals)) + 1e-9;
+        let tolerance = f64::max(f64::max(1e-4, 2e-5 * self.optimal), rounding);
+        (cost.to_f64() - self.optimal).abs() <= tolerance
+    }
 }
 
 /// A Moving AI scenario: a version and its queries in file order.
@@ -331,6 +349,7 @@ fn parse_entry(text: &str, n: usize, source: &str) -> Result<ScenEntry> {
         start: Cell::new(int(4, "start x")?, int(5, "start y")?),
         goal: Cell::new(int(6, "goal x")?, int(7, "goal y")?),
         optimal,
+        decimals: len.split_once('.').map_or(0, |(_, frac)| frac.len().min(255) as u8),
         line: n,
     })
 }

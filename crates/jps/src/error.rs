@@ -1,0 +1,90 @@
+//! The one error type of the jps crate.
+
+use cuplan_grid::GridError;
+
+use crate::Algorithm;
+
+/// Which end of a query a cell error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Endpoint {
+    /// The start cell.
+    Start,
+    /// The goal cell.
+    Goal,
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Endpoint::Start => "start",
+            Endpoint::Goal => "goal",
+        })
+    }
+}
+
+/// Bad input to a search or a planner. A search that finds no path is not an error: it
+/// answers `None` (or [`SearchOutcome::NoPath`](crate::SearchOutcome::NoPath)).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JpsError {
+    /// The start or goal lies outside the grid.
+    #[error("{endpoint} cell ({x}, {y}) is outside the {width}x{height} grid")]
+    OutOfRange {
+        /// Which end of the query.
+        endpoint: Endpoint,
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// Grid width.
+        width: u32,
+        /// Grid height.
+        height: u32,
+    },
+    /// The start or goal is a blocked cell.
+    #[error("{endpoint} cell ({x}, {y}) is blocked")]
+    Blocked {
+        /// Which end of the query.
+        endpoint: Endpoint,
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+    },
+    /// An algorithm name that is not one of [`Algorithm::ALL`].
+    #[error("unknown algorithm {name:?}; valid names: {valid}")]
+    UnknownAlgorithm {
+        /// The name given.
+        name: String,
+        /// The valid names, comma-separated.
+        valid: String,
+    },
+    /// An algorithm this build does not implement yet.
+    #[error("algorithm {0} is not implemented yet")]
+    Unsupported(Algorithm),
+    /// A jump table built for another grid (other size or an older generation of its cells).
+    #[error(
+        "jump table is stale: built for a {table_width}x{table_height} grid at generation \
+         {table_generation}, used with a {width}x{height} grid at generation {generation}"
+    )]
+    StaleTable {
+        /// Width the table was built for.
+        table_width: u32,
+        /// Height the table was built for.
+        table_height: u32,
+        /// Grid generation the table describes.
+        table_generation: u64,
+        /// Width of the grid it is used with.
+        width: u32,
+        /// Height of the grid it is used with.
+        height: u32,
+        /// Current generation of that grid.
+        generation: u64,
+    },
+    /// The algorithm needs no jump table, or the table was given to one that cannot use it.
+    #[error("algorithm {0} does not use a jump table")]
+    NoTable(Algorithm),
+    /// An error from the grid crate (e.g. a grid too large for the search's 32-bit indices).
+    #[error(transparent)]
+    Grid(#[from] GridError),
+}
