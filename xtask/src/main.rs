@@ -1,2 +1,43 @@
-//! `cargo xtask`: project automation.
-fn main() {}
+//! `cargo xtask`: project automation, in Rust so it runs wherever cargo does.
+//!
+//! - `cargo xtask bench [suite]`: the GPPC-style benchmark (see `bench`).
+//! - `cargo xtask tidy`: layering and documentation rules (also run by `cargo test`).
+
+mod bench;
+mod tidy;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "xtask", about = "cuplan project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Benchmark the grid searches (default), or another suite.
+    Bench(bench::Args),
+    /// Check the crate layering rule and the documentation rules.
+    Tidy,
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Bench(args) => bench::run(&args),
+        Command::Tidy => {
+            let root = tidy::workspace_root();
+            let problems = tidy::check(&root)?;
+            if problems.is_empty() {
+                println!("tidy: ok");
+                Ok(())
+            } else {
+                for p in &problems {
+                    eprintln!("tidy: {p}");
+                }
+                anyhow::bail!("{} tidy problem(s)", problems.len())
+            }
+        }
+    }
+}

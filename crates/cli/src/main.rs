@@ -1,2 +1,99 @@
-//! The `cuplan` binary.
-fn main() {}
+//! The `cuplan` binary: inspect maps, answer scenario files, run MAPF solvers.
+//!
+//! Every command reads Moving AI files, writes JSON (Lines) results and, on bad input, prints
+//! one line to stderr and exits with status 2. `cuplan mapf` exits 1 when no solution was found
+//! within its limits.
+
+mod batch;
+mod info;
+mod mapf;
+mod output;
+mod solve;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Optimal path planning on grid maps.
+#[derive(Debug, Parser)]
+#[command(name = "cuplan", version, about, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Size, free cells and components of a `.map` file, with an optional ASCII preview.
+    Info(info::Args),
+    /// Answer every query of a `.scen` file with an 8-connected optimal search.
+    Solve(solve::Args),
+    /// Answer every query of a `.scen` file with 4-connected moves (batched wavefront).
+    Batch(batch::Args),
+    /// Solve a multi-agent instance: the first K agents of a MAPF `.scen` file.
+    Mapf(mapf::Args),
+}
+
+/// A failure with its exit status: 2 for bad input, 1 for "ran but found nothing".
+#[derive(Debug)]
+pub(crate) struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    pub(crate) fn bad_input(err: impl std::fmt::Display) -> Failure {
+        Failure {
+            code: 2,
+            message: err.to_string(),
+        }
+    }
+
+    pub(crate) fn not_found(message: impl Into<String>) -> Failure {
+        Failure {
+            code: 1,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn io(err: impl std::fmt::Display) -> Failure {
+        Failure {
+            code: 1,
+            message: err.to_string(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // clap's own usage errors: keep them to one line too.
+            let first = e
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .to_string();
+            eprintln!("{first}");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+    };
+    let result = match cli.command {
+        Command::Info(a) => info::run(&a),
+        Command::Solve(a) => solve::run(&a),
+        Command::Batch(a) => batch::run(&a),
+        Command::Mapf(a) => mapf::run(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("error: {}", f.message.replace('\n', " "));
+            ExitCode::from(f.code)
+        }
+    }
+}

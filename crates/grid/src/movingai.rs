@@ -349,7 +349,9 @@ fn parse_entry(text: &str, n: usize, source: &str) -> Result<ScenEntry> {
         start: Cell::new(int(4, "start x")?, int(5, "start y")?),
         goal: Cell::new(int(6, "goal x")?, int(7, "goal y")?),
         optimal,
-        decimals: len.split_once('.').map_or(0, |(_, frac)| frac.len().min(255) as u8),
+        decimals: len
+            .split_once('.')
+            .map_or(0, |(_, frac)| frac.len().min(255) as u8),
         line: n,
     })
 }

@@ -8,8 +8,16 @@ fn parse_map(text: &[u8]) -> Result<Grid, GridError> {
 
 fn syntax_at(err: GridError) -> (usize, usize, String) {
     match err {
-        GridError::Syntax { line, column, message, source_name } => {
-            assert_eq!(source_name.ends_with(".map") || source_name.ends_with(".scen"), true);
+        GridError::Syntax {
+            line,
+            column,
+            message,
+            source_name,
+        } => {
+            assert_eq!(
+                source_name.ends_with(".map") || source_name.ends_with(".scen"),
+                true
+            );
             (line, column, message)
         }
         other => panic!("expected a syntax error, got {other:?}"),
@@ -29,17 +37,49 @@ fn map_catalogue() {
     let cases: &[(&[u8], (usize, usize), &str)] = &[
         (b"", (1, 1), "truncated header"),
         (b"type octile\nheight 2\n", (3, 1), "truncated header"),
-        (b"type octile\nheight 2\nwidth 3\nmap\n.@.\n", (6, 1), "truncated map"),
-        (b"type octile\nheight 2\nwidth 3\nmap\n.@.\n.@\n", (6, 3), "has 2 characters"),
-        (b"type octile\nheight 2\nwidth 3\nmap\n.@.\n.@..\n", (6, 4), "has 4 characters"),
-        (b"type octile\nheight 2\nwidth 3\nmap\n.@.\n.x.\n", (6, 2), "unknown map character"),
-        (b"type octile\nheight 1\nwidth 3\nmap\n...\n...\n", (6, 1), "more than 1 map rows"),
-        (b"type octile\nheight two\nwidth 3\nmap\n", (2, 8), "height is not"),
+        (
+            b"type octile\nheight 2\nwidth 3\nmap\n.@.\n",
+            (6, 1),
+            "truncated map",
+        ),
+        (
+            b"type octile\nheight 2\nwidth 3\nmap\n.@.\n.@\n",
+            (6, 3),
+            "has 2 characters",
+        ),
+        (
+            b"type octile\nheight 2\nwidth 3\nmap\n.@.\n.@..\n",
+            (6, 4),
+            "has 4 characters",
+        ),
+        (
+            b"type octile\nheight 2\nwidth 3\nmap\n.@.\n.x.\n",
+            (6, 2),
+            "unknown map character",
+        ),
+        (
+            b"type octile\nheight 1\nwidth 3\nmap\n...\n...\n",
+            (6, 1),
+            "more than 1 map rows",
+        ),
+        (
+            b"type octile\nheight two\nwidth 3\nmap\n",
+            (2, 8),
+            "height is not",
+        ),
         (b"type octile\nheight 2\nmap\n", (3, 1), "missing `width`"),
         (b"height 1\nwidth 1\nmap\n.\n", (1, 1), "missing `type`"),
-        (b"type octile\nheigth 1\nwidth 1\nmap\n.\n", (2, 1), "unexpected header"),
+        (
+            b"type octile\nheigth 1\nwidth 1\nmap\n.\n",
+            (2, 1),
+            "unexpected header",
+        ),
         (b"\xff\xfe\x00garbage", (1, 1), "not UTF-8"),
-        (b"type octile\nheight 1\nwidth 2\nmap\n.\xc3\n", (5, 2), "unknown map character"),
+        (
+            b"type octile\nheight 1\nwidth 2\nmap\n.\xc3\n",
+            (5, 2),
+            "unknown map character",
+        ),
     ];
     for (text, (line, col), needle) in cases {
         let err = parse_map(text).expect_err(&String::from_utf8_lossy(text));
@@ -53,22 +93,41 @@ fn map_catalogue() {
 #[test]
 fn impossible_sizes_fail_fast_without_allocating() {
     let huge = b"type octile\nheight 1000000000\nwidth 1000000000\nmap\n";
-    assert!(matches!(parse_map(huge), Err(GridError::InvalidSize { .. })));
+    assert!(matches!(
+        parse_map(huge),
+        Err(GridError::InvalidSize { .. })
+    ));
     let zero = b"type octile\nheight 0\nwidth 5\nmap\n";
-    assert!(matches!(parse_map(zero), Err(GridError::InvalidSize { .. })));
+    assert!(matches!(
+        parse_map(zero),
+        Err(GridError::InvalidSize { .. })
+    ));
     let over_limit = b"type octile\nheight 100\nwidth 100\nmap\n";
-    assert!(matches!(Grid::parse_movingai(over_limit, "t.map", 9_999), Err(GridError::InvalidSize { .. })));
-    assert!(matches!(Grid::open(0, 3), Err(GridError::InvalidSize { .. })));
-    assert!(matches!(Grid::open(1 << 21, 1), Err(GridError::InvalidSize { .. })));
+    assert!(matches!(
+        Grid::parse_movingai(over_limit, "t.map", 9_999),
+        Err(GridError::InvalidSize { .. })
+    ));
+    assert!(matches!(
+        Grid::open(0, 3),
+        Err(GridError::InvalidSize { .. })
+    ));
+    assert!(matches!(
+        Grid::open(1 << 21, 1),
+        Err(GridError::InvalidSize { .. })
+    ));
 }
 
 #[test]
 fn scenario_catalogue() {
-    let good = b"version 1\n0\tmaps/x.map\t3\t2\t0\t0\t2\t1\t2.41421356\n0 x.map   3 2 2 1 0 0  2.41\n";
+    let good =
+        b"version 1\n0\tmaps/x.map\t3\t2\t0\t0\t2\t1\t2.41421356\n0 x.map   3 2 2 1 0 0  2.41\n";
     let scen = Scenario::parse(good, "t.scen").unwrap();
     assert_eq!(scen.entries.len(), 2);
     assert_eq!(scen.entries[1].goal, Cell::new(0, 0));
-    assert_eq!(Scenario::parse(b"version 1.0\n", "t.scen").unwrap().version, 1.0);
+    assert_eq!(
+        Scenario::parse(b"version 1.0\n", "t.scen").unwrap().version,
+        1.0
+    );
     let diag = cuplan_grid::OctileCost::new(1, 1);
     assert!(scen.entries[0].accepts(diag) && scen.entries[1].accepts(diag));
     assert!(!scen.entries[0].accepts(cuplan_grid::OctileCost::new(3, 0)));
@@ -76,10 +135,26 @@ fn scenario_catalogue() {
     let cases: &[(&[u8], (usize, usize), &str)] = &[
         (b"", (1, 1), "no `version`"),
         (b"versio 1\n", (1, 1), "expected `version 1`"),
-        (b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\n", (2, 1), "expected 9 fields"),
-        (b"version 1\n0\tx.map\t3\t2\t-1\t0\t2\t1\t2.0\n", (2, 13), "start x"),
-        (b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\tnan\n", (2, 21), "optimal length"),
-        (b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\t\xff\n", (2, 21), "not UTF-8"),
+        (
+            b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\n",
+            (2, 1),
+            "expected 9 fields",
+        ),
+        (
+            b"version 1\n0\tx.map\t3\t2\t-1\t0\t2\t1\t2.0\n",
+            (2, 13),
+            "start x",
+        ),
+        (
+            b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\tnan\n",
+            (2, 21),
+            "optimal length",
+        ),
+        (
+            b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\t\xff\n",
+            (2, 21),
+            "not UTF-8",
+        ),
     ];
     for (text, (line, col), needle) in cases {
         let err = Scenario::parse(text, "t.scen").expect_err(&String::from_utf8_lossy(text));
@@ -95,7 +170,9 @@ fn scenario_checked_against_its_map() {
     let grid = Grid::from_ascii("...\n.@.").unwrap();
     let check = |line: &str| {
         let text = format!("version 1\n{line}\n");
-        Scenario::parse(text.as_bytes(), "t.scen").unwrap().check_against(&grid)
+        Scenario::parse(text.as_bytes(), "t.scen")
+            .unwrap()
+            .check_against(&grid)
     };
     assert!(check("0 m 3 2 0 0 2 1 2.41").is_ok());
     let msg = |line| check(line).unwrap_err().to_string();
@@ -107,7 +184,11 @@ fn scenario_checked_against_its_map() {
 #[test]
 fn io_errors_name_the_file() {
     let err = Grid::read_movingai("/nonexistent/dir/x.map").unwrap_err();
-    assert!(err.to_string().starts_with("/nonexistent/dir/x.map: cannot read"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("/nonexistent/dir/x.map: cannot read"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -121,14 +202,22 @@ fn paths_are_validated_cell_by_cell() {
     )
     .unwrap();
     let c = Cell::new;
-    assert_eq!(grid.octile_path_cost(&[c(0, 0), c(0, 2), c(3, 2)]).unwrap().to_f64(), 5.0);
+    assert_eq!(
+        grid.octile_path_cost(&[c(0, 0), c(0, 2), c(3, 2)])
+            .unwrap()
+            .to_f64(),
+        5.0
+    );
     assert!(grid.octile_path_cost(&[c(2, 0), c(3, 1), c(3, 2)]).is_ok());
     // Corner cutting past (1,1) is illegal, and so is a knight's move.
     assert!(grid.octile_path_cost(&[c(0, 0), c(2, 2)]).is_err());
     assert!(grid.octile_path_cost(&[c(0, 0), c(1, 2)]).is_err());
     assert!(grid.octile_path_cost(&[]).is_err());
     assert!(grid.octile_path_cost(&[c(9, 9)]).is_err());
-    assert_eq!(grid.four_path_moves(&[c(0, 0), c(1, 0), c(2, 0)]).unwrap(), 2);
+    assert_eq!(
+        grid.four_path_moves(&[c(0, 0), c(1, 0), c(2, 0)]).unwrap(),
+        2
+    );
     assert!(grid.four_path_moves(&[c(0, 0), c(1, 1)]).is_err());
     assert!(grid.four_path_moves(&[c(0, 1), c(1, 1)]).is_err());
 }

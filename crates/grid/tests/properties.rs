@@ -10,14 +10,24 @@ fn assert_transpose_consistent(grid: &Grid) {
     assert_eq!(rows.stored_cols(), cols.stored_rows());
     for r in 0..rows.stored_rows() {
         for c in 0..rows.stored_cols() {
-            assert_eq!(rows.is_blocked_stored(r, c), cols.is_blocked_stored(c, r), "stored ({c}, {r})");
+            assert_eq!(
+                rows.is_blocked_stored(r, c),
+                cols.is_blocked_stored(c, r),
+                "stored ({c}, {r})"
+            );
         }
     }
     // The border and the padding past the last column are blocked in both planes.
-    for (plane, real_cols) in [(rows, grid.width() as usize), (cols, grid.height() as usize)] {
+    for (plane, real_cols) in [
+        (rows, grid.width() as usize),
+        (cols, grid.height() as usize),
+    ] {
         for r in 0..plane.stored_rows() {
             for c in real_cols + 1..plane.stride() * 64 {
-                assert!(plane.is_blocked_stored(r, c), "padding bit ({r}, {c}) must be blocked");
+                assert!(
+                    plane.is_blocked_stored(r, c),
+                    "padding bit ({r}, {c}) must be blocked"
+                );
             }
             assert!(plane.is_blocked_stored(r, 0));
         }
@@ -62,7 +72,11 @@ fn assert_components_match_flood_fill(grid: &Grid) {
     for (i, o) in oracle.iter().enumerate() {
         let cell = Cell::new((i % w) as u32, (i / w) as u32);
         let got = comps.of(grid, cell);
-        assert_eq!(o.is_some(), got.is_some(), "free/blocked mismatch at {cell}");
+        assert_eq!(
+            o.is_some(),
+            got.is_some(),
+            "free/blocked mismatch at {cell}"
+        );
         if let (Some(o), Some(g)) = (o, got) {
             // A bijection between oracle labels and component ids.
             assert_eq!(*map.entry(*o).or_insert(g), g, "component split at {cell}");
@@ -152,7 +166,10 @@ fn generators_are_deterministic_and_shaped() {
         assert_transpose_consistent(&a);
     }
     // A perfect maze is one component; rooms with doors too.
-    for grid in [generate::maze(101, 61, 4, 3).unwrap(), generate::rooms(100, 64, 8, 3).unwrap()] {
+    for grid in [
+        generate::maze(101, 61, 4, 3).unwrap(),
+        generate::rooms(100, 64, 8, 3).unwrap(),
+    ] {
         assert_eq!(grid.components().count(), 1);
     }
     let dense = generate::random(200, 200, 0.25, 1).unwrap();

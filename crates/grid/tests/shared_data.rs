@@ -9,7 +9,10 @@ fn data_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipping: benchmark data not found at {} (see README)", dir.display());
+        eprintln!(
+            "skipping: benchmark data not found at {} (see README)",
+            dir.display()
+        );
         None
     }
 }
@@ -31,10 +34,15 @@ fn map_for(scen: &Path, parsed: &Scenario, data: &Path) -> PathBuf {
     if beside.is_file() {
         return beside;
     }
-    let name = Path::new(&parsed.entries[0].map).file_name().unwrap().to_owned();
+    let name = Path::new(&parsed.entries[0].map)
+        .file_name()
+        .unwrap()
+        .to_owned();
     let mut maps = Vec::new();
     files_with(data, ".map", &mut maps);
-    maps.into_iter().find(|m| m.file_name() == Some(&name)).expect("scenario's map exists")
+    maps.into_iter()
+        .find(|m| m.file_name() == Some(&name))
+        .expect("scenario's map exists")
 }
 
 #[test]
@@ -46,7 +54,8 @@ fn every_shared_file_parses_and_fits() {
     for m in &maps {
         let grid = Grid::read_movingai(m).unwrap_or_else(|e| panic!("{e}"));
         assert!(grid.free_count() > 0);
-        let again = Grid::parse_movingai(grid.to_movingai_string().as_bytes(), "rt", u64::MAX).unwrap();
+        let again =
+            Grid::parse_movingai(grid.to_movingai_string().as_bytes(), "rt", u64::MAX).unwrap();
         assert_eq!(again, grid, "{}", m.display());
     }
     let mut scens = Vec::new();
@@ -57,9 +66,15 @@ fn every_shared_file_parses_and_fits() {
         let scen = Scenario::read(s).unwrap_or_else(|e| panic!("{e}"));
         assert!(!scen.entries.is_empty(), "{}", s.display());
         let grid = Grid::read_movingai(map_for(s, &scen, &data)).unwrap();
-        scen.check_against(&grid).unwrap_or_else(|e| panic!("{}: {e}", s.display()));
+        scen.check_against(&grid)
+            .unwrap_or_else(|e| panic!("{}: {e}", s.display()));
         for e in &scen.entries {
-            assert!(grid.connected(e.start, e.goal), "{}:{} unreachable", s.display(), e.line);
+            assert!(
+                grid.connected(e.start, e.goal),
+                "{}:{} unreachable",
+                s.display(),
+                e.line
+            );
         }
         queries += scen.entries.len();
     }

@@ -1,2 +1,55 @@
-//! Placeholder: this crate's capability has not landed yet (see ARCHITECTURE.md and the open
-//! issues). It exports nothing, so nothing can pretend to work.
+//! Optimal single-agent search on 8-connected grids: A*, JPS, JPS-Bit and the pruned and
+//! preprocessed JPS variants, all exact under the Moving AI rules.
+//!
+//! **Job**: answer "shortest path from `start` to `goal`" on a [`Grid`](cuplan_grid::Grid)
+//! with straight cost 1, diagonal cost √2 and **no corner cutting** (a diagonal step needs both
+//! orthogonal cells free), returning an optimal path or `None`.
+//!
+//! **Main types**
+//! - [`Algorithm`]: `astar`, `jps`, `jps-bit`, `jps-bitprune`, `jps-bitpre`, `jps-bitprunepre`.
+//! - [`Planner`]: an algorithm bound to a grid (and its precomputed tables); `Sync`.
+//! - [`Searcher`]: per-thread reusable search state (node table with per-query stamps, heap);
+//!   no allocation per query after warm-up.
+//! - [`Path`] (waypoints joined by straight or 45° runs + exact [`OctileCost`](cuplan_grid::OctileCost)),
+//!   [`SearchOutcome`], [`SearchStats`], [`JpsError`].
+//! - [`find_path`] (one-off) and [`find_paths`] (parallel batch, input order).
+//!
+//! **Invariants**: every returned path is legal step by step and optimal; its `cost` is the
+//! exact cost of its waypoints. Unreachable goals are detected from the grid's components
+//! before any search. Bad input (out of range or blocked endpoints, unknown algorithm names)
+//! is an `Err`, never a panic.
+//!
+//! **Tests** live in `crates/jps/tests/`: property tests against an independent Dijkstra on
+//! generated grids, the conformance test over every map and scenario of `../shared/data`
+//! (skipped when absent), and edge cases (borders, diagonal squeezes, word boundaries).
+//!
+//! ```
+//! use cuplan_grid::{Cell, Grid, OctileCost};
+//! use cuplan_jps::{Algorithm, Planner, Searcher};
+//!
+//! let grid = Grid::from_ascii("
+//!     ......
+//!     .@@@@.
+//!     ......
+//! ")?;
+//! let planner = Planner::new(&grid, "jps-bit".parse::<Algorithm>()?)?;
+//! let mut searcher = Searcher::new();
+//! let path = planner
+//!     .search(&mut searcher, Cell::new(0, 1), Cell::new(5, 1))?
+//!     .expect("reachable");
+//! assert_eq!(path.cost, OctileCost::new(3, 2)); // 3 straight + 2 diagonal steps
+//! assert_eq!(grid.octile_path_cost(&path.waypoints)?, path.cost);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod algorithm;
+mod astar;
+mod engine;
+mod error;
+mod jump;
+mod planner;
+
+pub use algorithm::Algorithm;
+pub use engine::{Path, SearchOutcome, SearchStats, Searcher};
+pub use error::{Endpoint, JpsError};
+pub use planner::{Planner, find_path, find_paths};

@@ -1,2 +1,293 @@
-//! Placeholder: this crate's capability has not landed yet (see ARCHITECTURE.md and the open
-//! issues). It exports nothing, so nothing can pretend to work.
+//! Multi-agent path finding (MAPF) on 4-connected grids: prioritized planning, optimal CBS and
+//! LaCAM, with the instance model and an independent solution validator.
+//!
+//! **Job**: given a map and one start and goal per agent, find one timed path per agent with
+//! no two agents on one cell at one time (an agent that has finished stays on its goal) and no
+//! two agents swapping cells along an edge; each agent moves to a 4-neighbour or waits per step.
+//!
+//! **Main types**
+//! - [`Instance`]: the grid, starts and goals, checked on construction (free, distinct,
+//!   reachable cells); [`Instance::from_moving_ai`] reads the first `k` agents of a MAPF
+//!   benchmark scenario; [`Instance::lower_bound`] sums single-agent BFS distances.
+//! - [`Solution`]: `paths[i][t]`; [`Solution::soc`] (an agent's cost is the time it last
+//!   arrives at its goal), [`Solution::makespan`], [`Solution::validate`] (first
+//!   [`Violation`], O(cells + total path length)).
+//! - [`solve`] with a [`Solver`]: [`Solver::Pp`] (prioritized planning, incomplete),
+//!   [`Solver::Cbs`] (optimal sum of costs), [`Solver::Lacam`] (complete, suboptimal, for
+//!   thousands of agents); [`SolverConfig`] sets the time limit, seed and PP priority order.
+//!
+//! **Invariants**: solvers only see valid [`Instance`]s; every [`SolveOutcome::Solved`]
+//! solution passes [`Solution::validate`] and ends each path at the first time its agent
+//! reaches its goal for good; runs are deterministic for a given seed; the time limit is
+//! checked inside every long loop, the single-agent searches included.
+//!
+//! **Tests** live in `crates/mapf/tests/`: the validator against hand-built violations, every
+//! solver on random instances (proptest) and on `../shared/data/mapf` when present, CBS
+//! against an exhaustive joint-space search, and instance errors.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use cuplan_grid::{Cell, Grid};
+//! use cuplan_mapf::{Instance, SolveOutcome, Solver, SolverConfig, solve};
+//!
+//! let grid = Arc::new(Grid::from_ascii("
+//!     ....
+//!     .@@.
+//!     ....
+//! ")?);
+//! let instance = Instance::new(
+//!     grid,
+//!     vec![Cell::new(0, 0), Cell::new(3, 0)],
+//!     vec![Cell::new(3, 0), Cell::new(0, 0)],
+//! )?;
+//! let SolveOutcome::Solved(solution) = solve(&instance, Solver::Cbs, &SolverConfig::default())?
+//! else { panic!("solvable") };
+//! assert!(solution.validate(&instance).is_ok());
+//! assert_eq!(instance.lower_bound(), 6);
+//! assert_eq!(solution.soc(), 12); // one agent takes the long way round the wall
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod cbs;
+mod error;
+mod instance;
+mod lacam;
+mod lowlevel;
+mod pp;
+mod solution;
+mod util;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use cuplan_grid::Cell;
+
+pub use error::MapfError;
+pub use instance::Instance;
+pub use solution::{Solution, Violation};
+
+use util::{Deadline, DistTable, Graph, Rng};
+
+/// The available MAPF solvers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Solver {
+    /// Prioritized planning: fast, incomplete, suboptimal.
+    Pp,
+    /// Conflict-based search: optimal sum of costs, for tens of agents.
+    Cbs,
+    /// LaCAM with PIBT: complete, suboptimal, for thousands of agents.
+    Lacam,
+}
+
+impl Solver {
+    /// Every solver, in a fixed order.
+    pub const ALL: [Solver; 3] = [Solver::Pp, Solver::Cbs, Solver::Lacam];
+
+    /// The lower-case name used on the command line (`"pp"`, `"cbs"`, `"lacam"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::Pp => "pp",
+            Solver::Cbs => "cbs",
+            Solver::Lacam => "lacam",
+        }
+    }
+}
+
+impl fmt::Display for Solver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Solver {
+    type Err = MapfError;
+
+    fn from_str(s: &str) -> Result<Solver, MapfError> {
+        Solver::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                MapfError::InvalidArgument(format!(
+                    "unknown solver {s:?}: expected one of pp, cbs, lacam"
+                ))
+            })
+    }
+}
+
+/// The order in which prioritized planning plans agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PriorityOrder {
+    /// Agent index order (scenario line order).
+    Given,
+    /// Shortest single-agent distance first.
+    ShortestFirst,
+    /// Longest single-agent distance first (the usual default: long paths are the hardest
+    /// to fit in later).
+    #[default]
+    LongestFirst,
+    /// A random permutation drawn from the seed.
+    Random,
+}
+
+impl PriorityOrder {
+    /// Every order, in a fixed order.
+    pub const ALL: [PriorityOrder; 4] = [
+        PriorityOrder::Given,
+        PriorityOrder::ShortestFirst,
+        PriorityOrder::LongestFirst,
+        PriorityOrder::Random,
+    ];
+
+    /// The kebab-case name (`"given"`, `"shortest-first"`, `"longest-first"`, `"random"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PriorityOrder::Given => "given",
+            PriorityOrder::ShortestFirst => "shortest-first",
+            PriorityOrder::LongestFirst => "longest-first",
+            PriorityOrder::Random => "random",
+        }
+    }
+}
+
+impl fmt::Display for PriorityOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PriorityOrder {
+    type Err = MapfError;
+
+    fn from_str(s: &str) -> Result<PriorityOrder, MapfError> {
+        PriorityOrder::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                MapfError::InvalidArgument(format!(
+                    "unknown priority order {s:?}: expected given, shortest-first, longest-first or random"
+                ))
+            })
+    }
+}
+
+/// Settings shared by all solvers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolverConfig {
+    /// Wall-clock budget of one [`solve`] call, distance tables included.
+    pub time_limit: Duration,
+    /// Seed of every random choice (LaCAM's tie-breaking, PP's random order).
+    pub seed: u64,
+    /// PP's planning order (ignored by the other solvers).
+    pub priority: PriorityOrder,
+}
+
+impl Default for SolverConfig {
+    /// 60 s, seed 0, longest first.
+    fn default() -> SolverConfig {
+        SolverConfig {
+            time_limit: Duration::from_secs(60),
+            seed: 0,
+            priority: PriorityOrder::default(),
+        }
+    }
+}
+
+/// How a [`solve`] call ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SolveOutcome {
+    /// A valid solution (optimal sum of costs for CBS).
+    Solved(Solution),
+    /// Proven unsolvable, or (PP) the planner failed; the string says why.
+    NoSolution(String),
+    /// The time limit passed first.
+    TimedOut,
+}
+
+/// Solves `instance` with `solver` within `config.time_limit`.
+///
+/// `Err` only for bad arguments (the instance itself was checked when it was built).
+pub fn solve(
+    instance: &Instance,
+    solver: Solver,
+    config: &SolverConfig,
+) -> Result<SolveOutcome, MapfError> {
+    let deadline = Deadline::after(config.time_limit);
+    let graph = Graph::new(instance.grid());
+    let (starts, goals) = instance.vertex_ids(&graph);
+    let Some(dist) = DistTable::new(&graph, &goals, deadline.instant()) else {
+        return Ok(SolveOutcome::TimedOut);
+    };
+    let outcome = match solver {
+        Solver::Lacam => {
+            match lacam::lacam(&graph, &dist, &starts, &goals, config.seed, deadline) {
+                lacam::LacamResult::Solved(configs) => {
+                    SolveOutcome::Solved(from_configs(&graph, &configs))
+                }
+                lacam::LacamResult::NoSolution => SolveOutcome::NoSolution(
+                    "no solution exists: LaCAM explored every reachable configuration".into(),
+                ),
+                lacam::LacamResult::TimedOut => SolveOutcome::TimedOut,
+            }
+        }
+        Solver::Pp => {
+            let order = priority_order(config, &dist, &starts);
+            match pp::prioritized(&graph, &dist, &starts, &goals, &order, deadline) {
+                Ok(paths) => SolveOutcome::Solved(from_paths(&graph, paths)),
+                Err(pp::PpFailure::TimedOut) => SolveOutcome::TimedOut,
+                Err(pp::PpFailure::Blocked { agent, rank }) => SolveOutcome::NoSolution(format!(
+                    "prioritized planning failed: agent {agent} (planned {}th, order {}) has no \
+                     path around the {rank} agents planned before it",
+                    rank + 1,
+                    config.priority
+                )),
+            }
+        }
+        Solver::Cbs => match cbs::cbs(&graph, &dist, &starts, &goals, deadline) {
+            cbs::CbsResult::Solved(paths) => SolveOutcome::Solved(from_paths(&graph, paths)),
+            cbs::CbsResult::NoSolution => SolveOutcome::NoSolution(
+                "no solution exists: CBS exhausted its constraint tree".into(),
+            ),
+            cbs::CbsResult::TimedOut => SolveOutcome::TimedOut,
+        },
+    };
+    Ok(outcome)
+}
+
+fn priority_order(config: &SolverConfig, dist: &DistTable, starts: &[u32]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..starts.len()).collect();
+    let length = |a: usize| dist.get(a, starts[a]);
+    match config.priority {
+        PriorityOrder::Given => {}
+        PriorityOrder::ShortestFirst => order.sort_by_key(|&a| length(a)),
+        PriorityOrder::LongestFirst => order.sort_by_key(|&a| std::cmp::Reverse(length(a))),
+        PriorityOrder::Random => Rng::new(config.seed).shuffle(&mut order),
+    }
+    order
+}
+
+/// Per-agent vertex paths to cells, each cut after its agent's final arrival.
+fn from_paths(graph: &Graph, paths: Vec<Vec<u32>>) -> Solution {
+    Solution {
+        paths: paths
+            .into_iter()
+            .map(|p| trimmed(p.iter().map(|&v| graph.cell(v)).collect()))
+            .collect(),
+    }
+}
+
+/// Joint configurations (one per timestep) to per-agent paths.
+fn from_configs(graph: &Graph, configs: &[std::rc::Rc<[u32]>]) -> Solution {
+    let agents = configs.first().map_or(0, |c| c.len());
+    Solution {
+        paths: (0..agents)
+            .map(|i| trimmed(configs.iter().map(|c| graph.cell(c[i])).collect()))
+            .collect(),
+    }
+}
+
+fn trimmed(mut path: Vec<Cell>) -> Vec<Cell> {
+    let keep = Solution::agent_cost(&path) as usize + 1;
+    path.truncate(keep);
+    path
+}

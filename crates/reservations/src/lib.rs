@@ -1,2 +1,10 @@
-//! Placeholder: this crate's capability has not landed yet (see ARCHITECTURE.md and the open
-//! issues). It exports nothing, so nothing can pretend to work.
+//! Space-time reservation table and sparse constraint sets (work in progress).
+
+/// Errors of the reservation crate.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReservationError {
+    /// Placeholder until the table lands.
+    #[error("not implemented")]
+    NotImplemented,
+}

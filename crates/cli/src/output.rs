@@ -1,0 +1,138 @@
+//! Shared pieces of the query commands: reading the inputs, choosing queries, JSON output.
+
+use std::io::Write;
+use std::num::{NonZeroU64, NonZeroUsize};
+use std::path::{Path, PathBuf};
+
+use cuplan::grid::{Cell, Grid, ScenEntry, Scenario};
+use serde::Serialize;
+
+use crate::Failure;
+
+/// Options every scenario-answering command takes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct QueryArgs {
+    /// The `.map` file.
+    #[arg(long)]
+    pub(crate) map: PathBuf,
+    /// The `.scen` file.
+    #[arg(long)]
+    pub(crate) scen: PathBuf,
+    /// Answer only the queries whose index is a multiple of N.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub(crate) every: NonZeroU64,
+    /// Answer only the first N queries (after --every).
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<usize>,
+    /// Threads for the queries (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub(crate) threads: Option<NonZeroUsize>,
+    /// Write the JSON Lines results here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+/// The map, the selected queries (with their scen indices) and the thread pool.
+pub(crate) struct Loaded {
+    pub(crate) grid: Grid,
+    pub(crate) queries: Vec<(usize, ScenEntry)>,
+    pub(crate) pool: rayon::ThreadPool,
+}
+
+impl QueryArgs {
+    pub(crate) fn load(&self) -> Result<Loaded, Failure> {
+        let grid = Grid::read_movingai(&self.map).map_err(Failure::bad_input)?;
+        let scen = Scenario::read(&self.scen).map_err(Failure::bad_input)?;
+        scen.check_against(&grid)
+            .map_err(|e| Failure::bad_input(format!("{}: {e}", self.scen.display())))?;
+        let queries = scen
+            .entries
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| *i as u64 % self.every.get() == 0)
+            .take(self.limit.unwrap_or(usize::MAX))
+            .collect();
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        if let Some(n) = self.threads {
+            pool = pool.num_threads(n.get());
+        }
+        let pool = pool.build().map_err(Failure::io)?;
+        Ok(Loaded {
+            grid,
+            queries,
+            pool,
+        })
+    }
+}
+
+/// One line of the JSON Lines output.
+#[derive(Debug, Serialize)]
+pub(crate) struct QueryRecord {
+    pub(crate) index: usize,
+    pub(crate) start: [u32; 2],
+    pub(crate) goal: [u32; 2],
+    pub(crate) cost: Option<f64>,
+    pub(crate) path: Option<Vec<[u32; 2]>>,
+}
+
+impl QueryRecord {
+    pub(crate) fn new(
+        index: usize,
+        start: Cell,
+        goal: Cell,
+        answer: Option<(f64, &[Cell])>,
+    ) -> QueryRecord {
+        QueryRecord {
+            index,
+            start: xy(start),
+            goal: xy(goal),
+            cost: answer.map(|(c, _)| c),
+            path: answer.map(|(_, p)| p.iter().copied().map(xy).collect()),
+        }
+    }
+}
+
+fn xy(c: Cell) -> [u32; 2] {
+    [c.x, c.y]
+}
+
+/// The closing summary line.
+#[derive(Debug, Serialize)]
+pub(crate) struct Summary {
+    pub(crate) algo: String,
+    pub(crate) map: String,
+    pub(crate) queries: usize,
+    pub(crate) solved: usize,
+    pub(crate) unsolved: usize,
+    /// Wall-clock time of the query phase (all threads), seconds.
+    pub(crate) total_query_s: f64,
+    /// Mean time of one query, microseconds.
+    pub(crate) avg_query_us: f64,
+    pub(crate) precompute_s: f64,
+    /// Mean cost of the solved queries.
+    pub(crate) avg_len: f64,
+}
+
+/// Writes the records as JSON Lines (to `--out` or standard output), then the summary as the
+/// last line of standard output.
+pub(crate) fn emit(
+    out: Option<&Path>,
+    records: &[QueryRecord],
+    summary: &Summary,
+) -> Result<(), Failure> {
+    let stdout = std::io::stdout();
+    let mut sink: Box<dyn Write> = match out {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| Failure::io(format!("{}: {e}", p.display())))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(stdout.lock())),
+    };
+    for r in records {
+        serde_json::to_writer(&mut sink, r).map_err(Failure::io)?;
+        sink.write_all(b"\n").map_err(Failure::io)?;
+    }
+    sink.flush().map_err(Failure::io)?;
+    drop(sink);
+    println!("{}", serde_json::to_string(summary).map_err(Failure::io)?);
+    Ok(())
+}

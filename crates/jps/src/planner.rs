@@ -1,0 +1,192 @@
+//! `Planner`: an algorithm bound to a grid (plus its jump table for JPS+), and the query API.
+
+use std::time::Duration;
+
+use cuplan_grid::{Cell, Grid, GridError};
+use rayon::prelude::*;
+
+use crate::astar::AStarExpander;
+use crate::engine::{Expander, Path, SearchOutcome, Searcher};
+use crate::jump::{BitJumper, CellJumper, JpsExpander};
+use crate::{Algorithm, Endpoint, JpsError};
+
+/// An algorithm ready to answer queries on one grid. Cheap to share between threads
+/// (`Sync`); each thread brings its own [`Searcher`].
+#[derive(Debug)]
+pub struct Planner<'g> {
+    grid: &'g Grid,
+    algorithm: Algorithm,
+    preprocess_time: Duration,
+}
+
+impl<'g> Planner<'g> {
+    /// Binds `algorithm` to `grid`, building whatever it precomputes (the connected
+    /// components always; the jump table for the preprocessed variants).
+    ///
+    /// Errors with [`JpsError::Unsupported`] for an algorithm this build does not implement,
+    /// and [`JpsError::Grid`] for a grid too large for 32-bit node indices.
+    pub fn new(grid: &'g Grid, algorithm: Algorithm) -> Result<Planner<'g>, JpsError> {
+        if grid.cell_count() > u32::MAX as usize / 2 {
+            return Err(JpsError::Grid(GridError::InvalidSize {
+                width: u64::from(grid.width()),
+                height: u64::from(grid.height()),
+                reason: "too many cells for the search's 32-bit node indices".into(),
+            }));
+        }
+        let started = std::time::Instant::now();
+        if algorithm.is_preprocessed() {
+            return Err(JpsError::Unsupported(algorithm));
+        }
+        grid.components();
+        Ok(Planner {
+            grid,
+            algorithm,
+            preprocess_time: started.elapsed(),
+        })
+    }
+
+    /// The algorithm.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> &'g Grid {
+        self.grid
+    }
+
+    /// Time spent in [`Planner::new`] building tables (components included).
+    pub fn preprocess_time(&self) -> Duration {
+        self.preprocess_time
+    }
+
+    /// Bytes of precomputed jump tables (0 for algorithms without one).
+    pub fn table_bytes(&self) -> usize {
+        0
+    }
+
+    /// An optimal path from `start` to `goal`, or `None` when none exists.
+    ///
+    /// Errors when either cell is outside the grid or blocked (naming which).
+    pub fn search(
+        &self,
+        searcher: &mut Searcher,
+        start: Cell,
+        goal: Cell,
+    ) -> Result<Option<Path>, JpsError> {
+        self.search_limited(searcher, start, goal, u64::MAX)
+            .map(SearchOutcome::path)
+    }
+
+    /// Like [`Planner::search`], stopping with [`SearchOutcome::LimitReached`] after
+    /// `max_expansions` expansions.
+    pub fn search_limited(
+        &self,
+        searcher: &mut Searcher,
+        start: Cell,
+        goal: Cell,
+        max_expansions: u64,
+    ) -> Result<SearchOutcome, JpsError> {
+        self.check_endpoint(start, Endpoint::Start)?;
+        self.check_endpoint(goal, Endpoint::Goal)?;
+        searcher.reset_stats();
+        if start == goal {
+            return Ok(SearchOutcome::Found(Path {
+                waypoints: vec![start],
+                cost: cuplan_grid::OctileCost::ZERO,
+            }));
+        }
+        if !self.grid.connected(start, goal) {
+            return Ok(SearchOutcome::NoPath);
+        }
+        let grid = self.grid;
+        let outcome = match self.algorithm {
+            Algorithm::AStar => self.run(
+                searcher,
+                &AStarExpander { grid },
+                start,
+                goal,
+                max_expansions,
+            ),
+            Algorithm::Jps => self.run(
+                searcher,
+                &JpsExpander {
+                    jumper: CellJumper { grid },
+                    pruned: false,
+                },
+                start,
+                goal,
+                max_expansions,
+            ),
+            Algorithm::JpsBit | Algorithm::JpsBitPrune => self.run(
+                searcher,
+                &JpsExpander {
+                    jumper: BitJumper { grid },
+                    pruned: self.algorithm.is_pruned(),
+                },
+                start,
+                goal,
+                max_expansions,
+            ),
+            Algorithm::JpsBitPre | Algorithm::JpsBitPrunePre => {
+                return Err(JpsError::Unsupported(self.algorithm));
+            }
+        };
+        Ok(outcome)
+    }
+
+    fn run<E: Expander>(
+        &self,
+        searcher: &mut Searcher,
+        expander: &E,
+        start: Cell,
+        goal: Cell,
+        max_expansions: u64,
+    ) -> SearchOutcome {
+        searcher.run(self.grid, expander, start, goal, max_expansions)
+    }
+
+    fn check_endpoint(&self, c: Cell, endpoint: Endpoint) -> Result<(), JpsError> {
+        let g = self.grid;
+        if !g.contains(c) {
+            return Err(JpsError::OutOfRange {
+                endpoint,
+                x: c.x,
+                y: c.y,
+                width: g.width(),
+                height: g.height(),
+            });
+        }
+        if !g.is_free(c) {
+            return Err(JpsError::Blocked {
+                endpoint,
+                x: c.x,
+                y: c.y,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One query with a fresh planner and searcher: convenient, but builds the planner's tables
+/// every call; reuse a [`Planner`] and a [`Searcher`] for many queries.
+pub fn find_path(
+    grid: &Grid,
+    algorithm: Algorithm,
+    start: Cell,
+    goal: Cell,
+) -> Result<Option<Path>, JpsError> {
+    Planner::new(grid, algorithm)?.search(&mut Searcher::new(), start, goal)
+}
+
+/// Answers many queries in parallel (rayon, one [`Searcher`] per worker), results in input
+/// order.
+pub fn find_paths(
+    planner: &Planner<'_>,
+    queries: &[(Cell, Cell)],
+) -> Vec<Result<Option<Path>, JpsError>> {
+    queries
+        .par_iter()
+        .map_init(Searcher::new, |s, &(a, b)| planner.search(s, a, b))
+        .collect()
+}

@@ -1,0 +1,592 @@
+//! Conflict-based search (Sharon et al. 2015) for the optimal sum of costs, with the
+//! improvements of ICBS/CBSH: conflicts classified as cardinal, semi-cardinal or
+//! non-cardinal through MDDs and split cardinal-first; bypassing (adopting a child's
+//! equal-cost path with fewer conflicts instead of splitting); and an admissible CT-node
+//! heuristic, a matching in the cardinal conflict graph (a lower bound on its minimum vertex
+//! cover, Felner et al. 2018). The low level is the space-time A* with the agent's sparse
+//! constraints, its goal's distance map as heuristic and the other agents' paths as
+//! tie-breaking soft conflicts.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::rc::Rc;
+
+use crate::lowlevel::{LowResult, Rules, space_time_astar};
+use crate::util::{Deadline, DistTable, FxHashMap, FxHashSet, Graph, NONE};
+
+pub(crate) enum CbsResult {
+    Solved(Vec<Vec<u32>>),
+    NoSolution,
+    TimedOut,
+}
+
+/// "Agent may not be on `v` at `t`" (`from == NONE`) or "may not move `from -> v` arriving at
+/// `t`".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Constraint {
+    agent: u32,
+    from: u32,
+    v: u32,
+    t: u32,
+}
+
+/// A conflict between agents `a < b` at time `t`: both on `v` (`from == NONE`), or `a` moving
+/// `from -> v` while `b` moves `v -> from`, arriving at `t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Conflict {
+    t: u32,
+    a: u32,
+    b: u32,
+    from: u32,
+    v: u32,
+}
+
+impl Conflict {
+    fn constraints(&self) -> [Constraint; 2] {
+        if self.from == NONE {
+            [
+                Constraint {
+                    agent: self.a,
+                    from: NONE,
+                    v: self.v,
+                    t: self.t,
+                },
+                Constraint {
+                    agent: self.b,
+                    from: NONE,
+                    v: self.v,
+                    t: self.t,
+                },
+            ]
+        } else {
+            [
+                Constraint {
+                    agent: self.a,
+                    from: self.from,
+                    v: self.v,
+                    t: self.t,
+                },
+                Constraint {
+                    agent: self.b,
+                    from: self.v,
+                    v: self.from,
+                    t: self.t,
+                },
+            ]
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Class {
+    Cardinal = 0,
+    SemiCardinal = 1,
+    NonCardinal = 2,
+}
+
+/// Multi-valued decision diagram: `levels[t]` holds every cell some cost-optimal path (under
+/// the agent's constraints) visits at time `t`.
+#[derive(Debug)]
+struct Mdd {
+    levels: Vec<Vec<u32>>,
+}
+
+impl Mdd {
+    /// Whether every optimal path is on `v` at `t` (an agent past its cost rests on its goal).
+    fn forces_vertex(&self, v: u32, t: u32) -> bool {
+        match self.levels.get(t as usize) {
+            Some(level) => level.len() == 1 && level[0] == v,
+            None => true,
+        }
+    }
+
+    fn forces_edge(&self, from: u32, v: u32, t: u32) -> bool {
+        t >= 1
+            && self.forces_vertex(from, t - 1)
+            && self.forces_vertex(v, t)
+            && (t as usize) < self.levels.len()
+    }
+}
+
+struct CtNode {
+    parent: u32,
+    constraint: Option<Constraint>,
+    paths: Vec<Rc<[u32]>>,
+    mdds: Vec<Option<Rc<Mdd>>>,
+    cost: u64,
+    h: u64,
+    conflicts: Vec<Conflict>,
+    chosen: Option<Conflict>,
+}
+
+impl CtNode {
+    fn f(&self) -> u64 {
+        self.cost + self.h
+    }
+}
+
+/// The rules one agent's low-level search obeys in a CT node.
+struct AgentRules<'a> {
+    vertex: FxHashSet<u64>,
+    edges: FxHashSet<(u32, u32, u32)>,
+    finish: u32,
+    last: u32,
+    avoid: Option<&'a Avoid>,
+}
+
+fn key(v: u32, t: u32) -> u64 {
+    (u64::from(v) << 32) | u64::from(t)
+}
+
+impl Rules for AgentRules<'_> {
+    fn vertex_blocked(&self, v: u32, t: u32) -> bool {
+        self.vertex.contains(&key(v, t))
+    }
+
+    fn edge_blocked(&self, from: u32, to: u32, t: u32) -> bool {
+        !self.edges.is_empty() && self.edges.contains(&(from, to, t))
+    }
+
+    fn earliest_finish(&self) -> u32 {
+        self.finish
+    }
+
+    fn last_rule_time(&self) -> u32 {
+        self.last
+    }
+
+    fn soft_conflicts(&self, from: u32, to: u32, t: u32) -> u32 {
+        self.avoid.map_or(0, |a| a.conflicts(from, to, t))
+    }
+}
+
+/// Where the other agents are (the conflict avoidance table).
+struct Avoid {
+    at: FxHashMap<u64, u32>,
+    rest_from: FxHashMap<u32, u32>,
+    horizon: u32,
+}
+
+impl Avoid {
+    fn new(paths: &[Rc<[u32]>], except: usize) -> Avoid {
+        let mut at = FxHashMap::default();
+        let mut rest_from = FxHashMap::default();
+        let mut horizon = 0;
+        for (agent, path) in paths.iter().enumerate() {
+            if agent == except || path.is_empty() {
+                continue;
+            }
+            for (t, &v) in path.iter().enumerate() {
+                at.insert(key(v, t as u32), agent as u32);
+            }
+            rest_from.insert(path[path.len() - 1], (path.len() - 1) as u32);
+            horizon = horizon.max(path.len() as u32);
+        }
+        Avoid {
+            at,
+            rest_from,
+            horizon,
+        }
+    }
+
+    fn conflicts(&self, from: u32, to: u32, t: u32) -> u32 {
+        let mut c = u32::from(self.at.contains_key(&key(to, t)));
+        if self.rest_from.get(&to).is_some_and(|&r| r < t) {
+            c += 1;
+        }
+        if from != to && t > 0 {
+            if let Some(x) = self.at.get(&key(to, t - 1)) {
+                if self.at.get(&key(from, t)) == Some(x) {
+                    c += 1;
+                }
+            }
+        }
+        c
+    }
+}
+
+struct Cbs<'a> {
+    graph: &'a Graph,
+    dist: &'a DistTable,
+    starts: &'a [u32],
+    goals: &'a [u32],
+    goal_owner: Vec<u32>,
+    deadline: Deadline,
+    nodes: Vec<CtNode>,
+}
+
+/// Low-level failure modes that stop the whole search.
+struct Stop;
+
+pub(crate) fn cbs(
+    graph: &Graph,
+    dist: &DistTable,
+    starts: &[u32],
+    goals: &[u32],
+    deadline: Deadline,
+) -> CbsResult {
+    let mut goal_owner = vec![NONE; graph.len()];
+    for (a, &g) in goals.iter().enumerate() {
+        goal_owner[g as usize] = a as u32;
+    }
+    let mut search = Cbs {
+        graph,
+        dist,
+        starts,
+        goals,
+        goal_owner,
+        deadline,
+        nodes: Vec::new(),
+    };
+    match search.run() {
+        Ok(Some(paths)) => CbsResult::Solved(paths),
+        Ok(None) => CbsResult::NoSolution,
+        Err(Stop) => CbsResult::TimedOut,
+    }
+}
+
+impl Cbs<'_> {
+    fn run(&mut self) -> Result<Option<Vec<Vec<u32>>>, Stop> {
+        let n = self.starts.len();
+        let mut paths: Vec<Rc<[u32]>> = vec![Rc::from(Vec::new()); n];
+        for agent in 0..n {
+            let avoid = Avoid::new(&paths, agent);
+            let rules = self.rules_from(&[], agent, Some(&avoid));
+            match self.low_level(agent, &rules)? {
+                Some(p) => paths[agent] = p,
+                None => return Ok(None),
+            }
+        }
+        let mut root = CtNode {
+            parent: NONE,
+            constraint: None,
+            cost: 0,
+            h: 0,
+            paths,
+            mdds: vec![None; n],
+            conflicts: Vec::new(),
+            chosen: None,
+        };
+        self.evaluate(&mut root, &[])?;
+        self.nodes.push(root);
+        let mut open = BinaryHeap::new();
+        open.push(self.entry(0));
+        while let Some((_, _, Reverse(id))) = open.pop() {
+            if self.deadline.passed() {
+                return Err(Stop);
+            }
+            let Some(conflict) = self.nodes[id as usize].chosen else {
+                let node = &self.nodes[id as usize];
+                return Ok(Some(node.paths.iter().map(|p| p.to_vec()).collect()));
+            };
+            let mut children = Vec::new();
+            let mut bypassed = false;
+            for constraint in conflict.constraints() {
+                let Some(child) = self.child(id, constraint)? else {
+                    continue;
+                };
+                let parent = &self.nodes[id as usize];
+                if child.cost == parent.cost && child.conflicts.len() < parent.conflicts.len() {
+                    let agent = constraint.agent as usize;
+                    let mut node = std::mem::replace(&mut self.nodes[id as usize], placeholder());
+                    node.paths[agent] = child.paths[agent].clone();
+                    let all = self.all_constraints(node.parent, node.constraint);
+                    self.evaluate(&mut node, &all)?;
+                    self.nodes[id as usize] = node;
+                    bypassed = true;
+                    break;
+                }
+                children.push(child);
+            }
+            if bypassed {
+                open.push(self.entry(id));
+                continue;
+            }
+            for child in children {
+                let cid = self.nodes.len() as u32;
+                self.nodes.push(child);
+                open.push(self.entry(cid));
+            }
+        }
+        Ok(None)
+    }
+
+    fn entry(&self, id: u32) -> (Reverse<u64>, Reverse<usize>, Reverse<u32>) {
+        let node = &self.nodes[id as usize];
+        (
+            Reverse(node.f()),
+            Reverse(node.conflicts.len()),
+            Reverse(id),
+        )
+    }
+
+    /// The child of `parent` with one more constraint; `None` when its agent has no path.
+    fn child(&mut self, parent: u32, constraint: Constraint) -> Result<Option<CtNode>, Stop> {
+        let agent = constraint.agent as usize;
+        let mut all = self.all_constraints(parent, None);
+        all.push(constraint);
+        let p = &self.nodes[parent as usize];
+        let avoid = Avoid::new(&p.paths, agent);
+        let rules = self.rules_from(&all, agent, Some(&avoid));
+        let Some(path) = self.low_level(agent, &rules)? else {
+            return Ok(None);
+        };
+        let p = &self.nodes[parent as usize];
+        let mut paths = p.paths.clone();
+        let mut mdds = p.mdds.clone();
+        paths[agent] = path;
+        mdds[agent] = None;
+        let mut node = CtNode {
+            parent,
+            constraint: Some(constraint),
+            cost: 0,
+            h: 0,
+            paths,
+            mdds,
+            conflicts: Vec::new(),
+            chosen: None,
+        };
+        self.evaluate(&mut node, &all)?;
+        Ok(Some(node))
+    }
+
+    /// Every constraint on the way from the root to `id`, plus `extra`.
+    fn all_constraints(&self, mut id: u32, extra: Option<Constraint>) -> Vec<Constraint> {
+        let mut out: Vec<Constraint> = extra.into_iter().collect();
+        while id != NONE {
+            let node = &self.nodes[id as usize];
+            out.extend(node.constraint);
+            id = node.parent;
+        }
+        out
+    }
+
+    fn rules_from<'b>(
+        &self,
+        all: &[Constraint],
+        agent: usize,
+        avoid: Option<&'b Avoid>,
+    ) -> AgentRules<'b> {
+        let goal = self.goals[agent];
+        let mut rules = AgentRules {
+            vertex: FxHashSet::default(),
+            edges: FxHashSet::default(),
+            finish: 0,
+            last: avoid.map_or(0, |a| a.horizon),
+            avoid,
+        };
+        for c in all.iter().filter(|c| c.agent as usize == agent) {
+            rules.last = rules.last.max(c.t);
+            if c.from == NONE {
+                rules.vertex.insert(key(c.v, c.t));
+                if c.v == goal {
+                    rules.finish = rules.finish.max(c.t + 1);
+                }
+            } else {
+                rules.edges.insert((c.from, c.v, c.t));
+            }
+        }
+        rules
+    }
+
+    fn low_level(&self, agent: usize, rules: &AgentRules<'_>) -> Result<Option<Rc<[u32]>>, Stop> {
+        let map = self.dist.map(agent);
+        match space_time_astar(
+            self.graph,
+            self.starts[agent],
+            self.goals[agent],
+            map,
+            rules,
+            self.deadline,
+        ) {
+            LowResult::Found(p) => Ok(Some(Rc::from(p))),
+            LowResult::NoPath => Ok(None),
+            LowResult::TimedOut => Err(Stop),
+        }
+    }
+
+    /// Cost, conflicts, their classes, the conflict to split and the heuristic of a node.
+    fn evaluate(&mut self, node: &mut CtNode, all: &[Constraint]) -> Result<(), Stop> {
+        node.cost = node.paths.iter().map(|p| (p.len() - 1) as u64).sum();
+        node.conflicts = self.find_conflicts(&node.paths);
+        node.chosen = None;
+        node.h = 0;
+        if node.conflicts.is_empty() {
+            return Ok(());
+        }
+        let mut best: Option<(Class, Conflict)> = None;
+        let mut cardinal_edges = Vec::new();
+        for i in 0..node.conflicts.len() {
+            let c = node.conflicts[i];
+            let forced_a = self.forced(node, all, c.a as usize, &c, true)?;
+            let forced_b = self.forced(node, all, c.b as usize, &c, false)?;
+            let class = match (forced_a, forced_b) {
+                (true, true) => Class::Cardinal,
+                (false, false) => Class::NonCardinal,
+                _ => Class::SemiCardinal,
+            };
+            if class == Class::Cardinal {
+                cardinal_edges.push((c.a, c.b));
+            }
+            if best.is_none_or(|b| (class, c) < b) {
+                best = Some((class, c));
+            }
+        }
+        node.chosen = best.map(|(_, c)| c);
+        node.h = greedy_matching(&cardinal_edges, self.starts.len());
+        Ok(())
+    }
+
+    /// Whether every optimal path of `agent` (under the node's constraints) is in conflict
+    /// `c`: a constraint against it must raise the agent's cost.
+    fn forced(
+        &mut self,
+        node: &mut CtNode,
+        all: &[Constraint],
+        agent: usize,
+        c: &Conflict,
+        is_a: bool,
+    ) -> Result<bool, Stop> {
+        if node.mdds[agent].is_none() {
+            let cost = (node.paths[agent].len() - 1) as u32;
+            let rules = self.rules_from(all, agent, None);
+            node.mdds[agent] = Some(Rc::new(self.build_mdd(agent, cost, &rules)?));
+        }
+        let Some(mdd) = node.mdds[agent].as_ref() else {
+            return Ok(false);
+        };
+        Ok(if c.from == NONE {
+            mdd.forces_vertex(c.v, c.t)
+        } else if is_a {
+            mdd.forces_edge(c.from, c.v, c.t)
+        } else {
+            mdd.forces_edge(c.v, c.from, c.t)
+        })
+    }
+
+    fn build_mdd(&self, agent: usize, cost: u32, rules: &AgentRules<'_>) -> Result<Mdd, Stop> {
+        let h = self.dist.map(agent);
+        let goal = self.goals[agent];
+        let mut levels: Vec<Vec<u32>> = vec![vec![self.starts[agent]]];
+        let mut seen: FxHashSet<u32> = FxHashSet::default();
+        for t in 1..=cost {
+            if t % 64 == 0 && self.deadline.passed() {
+                return Err(Stop);
+            }
+            seen.clear();
+            let mut next = Vec::new();
+            for &v in &levels[t as usize - 1] {
+                for u in self.graph.neighbours(v).chain(std::iter::once(v)) {
+                    if t + h[u as usize] <= cost
+                        && (t < cost || u == goal)
+                        && !rules.vertex_blocked(u, t)
+                        && !rules.edge_blocked(v, u, t)
+                        && seen.insert(u)
+                    {
+                        next.push(u);
+                    }
+                }
+            }
+            levels.push(next);
+        }
+        for t in (0..cost as usize).rev() {
+            let (head, tail) = levels.split_at_mut(t + 1);
+            let after: FxHashSet<u32> = tail[0].iter().copied().collect();
+            head[t].retain(|&v| {
+                self.graph
+                    .neighbours(v)
+                    .chain(std::iter::once(v))
+                    .any(|u| after.contains(&u) && !rules.edge_blocked(v, u, t as u32 + 1))
+            });
+        }
+        Ok(Mdd { levels })
+    }
+
+    /// The earliest conflict of every conflicting pair, in O(total path length).
+    fn find_conflicts(&self, paths: &[Rc<[u32]>]) -> Vec<Conflict> {
+        let mut at: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut earliest: FxHashMap<(u32, u32), Conflict> = FxHashMap::default();
+        let mut record = |c: Conflict| {
+            let slot = earliest.entry((c.a, c.b)).or_insert(c);
+            if c < *slot {
+                *slot = c;
+            }
+        };
+        for (a, path) in paths.iter().enumerate() {
+            for (t, &v) in path.iter().enumerate() {
+                if let Some(&b) = at.get(&key(v, t as u32)) {
+                    record(Conflict {
+                        t: t as u32,
+                        a: b.min(a as u32),
+                        b: b.max(a as u32),
+                        from: NONE,
+                        v,
+                    });
+                } else {
+                    at.insert(key(v, t as u32), a as u32);
+                }
+                let owner = self.goal_owner[v as usize];
+                if owner != NONE && owner as usize != a && t >= paths[owner as usize].len() {
+                    let o = owner;
+                    record(Conflict {
+                        t: t as u32,
+                        a: o.min(a as u32),
+                        b: o.max(a as u32),
+                        from: NONE,
+                        v,
+                    });
+                }
+            }
+        }
+        for (a, path) in paths.iter().enumerate() {
+            for t in 1..path.len() {
+                let (from, to) = (path[t - 1], path[t]);
+                if from == to {
+                    continue;
+                }
+                let Some(&b) = at.get(&key(to, t as u32 - 1)) else {
+                    continue;
+                };
+                if (b as usize) > a && paths[b as usize].get(t) == Some(&from) {
+                    record(Conflict {
+                        t: t as u32,
+                        a: a as u32,
+                        b,
+                        from,
+                        v: to,
+                    });
+                }
+            }
+        }
+        let mut out: Vec<Conflict> = earliest.into_values().collect();
+        out.sort_unstable();
+        out
+    }
+}
+
+fn placeholder() -> CtNode {
+    CtNode {
+        parent: NONE,
+        constraint: None,
+        paths: Vec::new(),
+        mdds: Vec::new(),
+        cost: 0,
+        h: 0,
+        conflicts: Vec::new(),
+        chosen: None,
+    }
+}
+
+/// Size of a greedy maximal matching: a lower bound on the minimum vertex cover.
+fn greedy_matching(edges: &[(u32, u32)], agents: usize) -> u64 {
+    let mut used = vec![false; agents];
+    let mut size = 0;
+    for &(a, b) in edges {
+        if !used[a as usize] && !used[b as usize] {
+            used[a as usize] = true;
+            used[b as usize] = true;
+            size += 1;
+        }
+    }
+    size
+}

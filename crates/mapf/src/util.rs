@@ -1,0 +1,245 @@
+//! Small shared internals: the compact 4-connected graph, BFS distance tables, a fast hasher
+//! and a seeded generator. Nothing here is public; every solver builds on it.
+
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+use std::time::Instant;
+
+use cuplan_grid::{Cell, Grid};
+use rayon::prelude::*;
+
+/// Marks "no neighbour" in [`Graph::nbrs`] and "no agent" in per-cell tables.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Distance value of a cell that cannot reach the goal.
+pub(crate) const FAR: u32 = u32::MAX;
+
+/// The free cells of a grid as a 4-connected graph on row-major indices (`y * width + x`).
+///
+/// *Invariant*: `nbrs[v]` lists the free 4-neighbours of a free `v` (N, E, S, W order), padded
+/// with [`NONE`]; blocked cells have no neighbours.
+#[derive(Debug, Clone)]
+pub(crate) struct Graph {
+    pub(crate) width: u32,
+    pub(crate) nbrs: Vec<[u32; 4]>,
+    pub(crate) free: Vec<bool>,
+}
+
+impl Graph {
+    pub(crate) fn new(grid: &Grid) -> Graph {
+        let (w, h) = (grid.width(), grid.height());
+        let n = grid.cell_count();
+        let mut free = vec![false; n];
+        let mut nbrs = vec![[NONE; 4]; n];
+        for y in 0..h {
+            for x in 0..w {
+                let v = (y * w + x) as usize;
+                if !grid.is_free(Cell::new(x, y)) {
+                    continue;
+                }
+                free[v] = true;
+                for (k, c) in grid.neighbours4(Cell::new(x, y)).enumerate() {
+                    nbrs[v][k] = c.y * w + c.x;
+                }
+            }
+        }
+        Graph {
+            width: w,
+            nbrs,
+            free,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.free.len()
+    }
+
+    #[inline]
+    pub(crate) fn id(&self, c: Cell) -> u32 {
+        c.y * self.width + c.x
+    }
+
+    #[inline]
+    pub(crate) fn cell(&self, v: u32) -> Cell {
+        Cell::new(v % self.width, v / self.width)
+    }
+
+    #[inline]
+    pub(crate) fn neighbours(&self, v: u32) -> impl Iterator<Item = u32> + '_ {
+        self.nbrs[v as usize]
+            .iter()
+            .copied()
+            .take_while(|&u| u != NONE)
+    }
+
+    /// Exact 4-connected distances to `goal` from every cell ([`FAR`] where unreachable).
+    pub(crate) fn bfs(&self, goal: u32) -> Vec<u32> {
+        let mut dist = vec![FAR; self.len()];
+        let mut queue = Vec::with_capacity(self.len());
+        dist[goal as usize] = 0;
+        queue.push(goal);
+        let mut head = 0;
+        while head < queue.len() {
+            let v = queue[head];
+            head += 1;
+            let d = dist[v as usize] + 1;
+            for u in self.neighbours(v) {
+                if dist[u as usize] == FAR {
+                    dist[u as usize] = d;
+                    queue.push(u);
+                }
+            }
+        }
+        dist
+    }
+}
+
+/// One exact distance-to-goal table per agent, shared cheaply.
+#[derive(Debug, Clone)]
+pub(crate) struct DistTable {
+    maps: Vec<Arc<Vec<u32>>>,
+}
+
+impl DistTable {
+    /// BFS from every goal, in parallel. Returns `None` when `deadline` passes first.
+    pub(crate) fn new(
+        graph: &Graph,
+        goals: &[u32],
+        deadline: Option<Instant>,
+    ) -> Option<DistTable> {
+        let maps: Vec<Option<Arc<Vec<u32>>>> = goals
+            .par_iter()
+            .map(|&g| {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    None
+                } else {
+                    Some(Arc::new(graph.bfs(g)))
+                }
+            })
+            .collect();
+        maps.into_iter()
+            .collect::<Option<Vec<_>>>()
+            .map(|maps| DistTable { maps })
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, agent: usize, v: u32) -> u32 {
+        self.maps[agent][v as usize]
+    }
+
+    pub(crate) fn map(&self, agent: usize) -> &[u32] {
+        &self.maps[agent]
+    }
+}
+
+/// FxHash (the rustc hasher): fast and deterministic, fine for integer keys.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct FxHasher {
+    hash: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// Hash maps and sets keyed by small integers or configurations.
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
+pub(crate) type FxHashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
+pub(crate) type FxHashSet<K> = std::collections::HashSet<K, FxBuild>;
+
+/// SplitMix64: a tiny seeded generator, so runs are reproducible without a dependency.
+#[derive(Debug, Clone)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub(crate) fn next_f32(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i + 1);
+            items.swap(i, j);
+        }
+    }
+}
+
+/// A wall-clock deadline checked cheaply inside long loops.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    at: Option<Instant>,
+}
+
+impl Deadline {
+    pub(crate) fn after(limit: std::time::Duration) -> Deadline {
+        Deadline {
+            at: Instant::now().checked_add(limit),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn passed(&self) -> bool {
+        self.at.is_some_and(|d| Instant::now() >= d)
+    }
+
+    pub(crate) fn instant(&self) -> Option<Instant> {
+        self.at
+    }
+}

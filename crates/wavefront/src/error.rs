@@ -1,0 +1,126 @@
+//! The one error type of the wavefront crate.
+
+use std::fmt;
+
+use cuplan_grid::{Cell, GridError};
+use cuplan_reservations::ReservationError;
+
+use crate::Backend;
+
+/// Which end of a query an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The start cell.
+    Start,
+    /// The goal cell.
+    Goal,
+}
+
+impl fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Endpoint::Start => "start",
+            Endpoint::Goal => "goal",
+        })
+    }
+}
+
+/// Bad input to a wavefront search. A search that finds no path is not an error: it returns
+/// `None` or a [`SpaceTimeResult`](crate::SpaceTimeResult) variant.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WavefrontError {
+    /// A goal of [`distance_maps`](crate::distance_maps) is out of range or blocked.
+    #[error("goal {index}: {source}")]
+    InvalidGoal {
+        /// Index of the goal in the input slice.
+        index: usize,
+        /// What the grid said.
+        source: GridError,
+    },
+    /// A start or goal of a batched query is out of range or blocked.
+    #[error("query {index}: {endpoint} {source}")]
+    InvalidQuery {
+        /// Index of the query.
+        index: usize,
+        /// Start or goal.
+        endpoint: Endpoint,
+        /// What the grid said.
+        source: GridError,
+    },
+    /// The start or goal of a single search is out of range or blocked.
+    #[error("{endpoint}: {source}")]
+    InvalidEndpoint {
+        /// Start or goal.
+        endpoint: Endpoint,
+        /// What the grid said.
+        source: GridError,
+    },
+    /// `starts` and `goals` have different lengths.
+    #[error("{starts} starts but {goals} goals: every query needs both")]
+    LengthMismatch {
+        /// Number of starts.
+        starts: usize,
+        /// Number of goals.
+        goals: usize,
+    },
+    /// The requested backend cannot run here.
+    #[error("backend {backend} is unavailable: {reason}")]
+    BackendUnavailable {
+        /// The backend asked for.
+        backend: Backend,
+        /// Why it cannot run.
+        reason: String,
+    },
+    /// A backend name that is not `auto`, `cpu` or `cuda`.
+    #[error("unknown backend {name:?}: expected auto, cpu or cuda")]
+    UnknownBackend {
+        /// The name given.
+        name: String,
+    },
+    /// The result would exceed a memory limit.
+    #[error("{what} would need {bytes} bytes, over the limit of {limit} bytes")]
+    TooLarge {
+        /// What was to be allocated.
+        what: &'static str,
+        /// Bytes it would need.
+        bytes: u128,
+        /// The limit in force.
+        limit: u128,
+    },
+    /// A reservation table or constraint set that does not fit the grid or the search.
+    #[error(transparent)]
+    Reservation(#[from] ReservationError),
+    /// A search horizon beyond the reservation table's horizon.
+    #[error("search horizon {horizon} exceeds the reservation table's horizon {table}")]
+    HorizonBeyondTable {
+        /// The search horizon asked for.
+        horizon: u32,
+        /// The table's horizon.
+        table: u32,
+    },
+    /// A reservation table built for a grid of another size.
+    #[error("reservation table is {table_width}x{table_height} but the grid is {width}x{height}")]
+    TableSizeMismatch {
+        /// Table width.
+        table_width: u32,
+        /// Table height.
+        table_height: u32,
+        /// Grid width.
+        width: u32,
+        /// Grid height.
+        height: u32,
+    },
+    /// A heuristic distance map that does not belong to this grid and goal.
+    #[error("heuristic: {reason}")]
+    BadHeuristic {
+        /// What does not fit.
+        reason: String,
+    },
+    /// A cell given to a search that is not on the grid (used where no endpoint applies).
+    #[error("cell {cell} is not a free cell of the grid")]
+    BadCell {
+        /// The cell.
+        cell: Cell,
+    },
+}

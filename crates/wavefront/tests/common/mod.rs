@@ -1,0 +1,70 @@
+//! Independent oracles and generators shared by the wavefront tests.
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::VecDeque;
+
+use cuplan_grid::{Cell, Grid};
+use ndarray::Array2;
+use proptest::prelude::*;
+
+/// Plain BFS distances from `goal` over 4-neighbours, `None` where unreachable.
+pub fn bfs(grid: &Grid, goal: Cell) -> Vec<Option<u32>> {
+    let (w, h) = (grid.width() as i64, grid.height() as i64);
+    let mut dist = vec![None; (w * h) as usize];
+    if !grid.is_free(goal) {
+        return dist;
+    }
+    let idx = |x: i64, y: i64| (y * w + x) as usize;
+    dist[idx(goal.x as i64, goal.y as i64)] = Some(0);
+    let mut queue = VecDeque::from([(goal.x as i64, goal.y as i64)]);
+    while let Some((x, y)) = queue.pop_front() {
+        let d = dist[idx(x, y)].unwrap();
+        for (dx, dy) in [(0, -1), (1, 0), (0, 1), (-1, 0)] {
+            let (nx, ny) = (x + dx, y + dy);
+            if nx < 0 || ny < 0 || nx >= w || ny >= h {
+                continue;
+            }
+            if grid.is_free_signed(nx, ny) && dist[idx(nx, ny)].is_none() {
+                dist[idx(nx, ny)] = Some(d + 1);
+                queue.push_back((nx, ny));
+            }
+        }
+    }
+    dist
+}
+
+/// Random grids of odd and thin shapes (1×N included) with a density of blocked cells.
+pub fn arb_grid() -> impl Strategy<Value = Grid> {
+    (1usize..70, 1usize..40, 0.0f64..0.5).prop_flat_map(|(w, h, density)| {
+        proptest::collection::vec(proptest::bool::weighted(1.0 - density), w * h).prop_map(
+            move |free| Grid::from_array(&Array2::from_shape_vec((h, w), free).unwrap()).unwrap(),
+        )
+    })
+}
+
+/// Any cell of the grid (free or not), from two fractions.
+pub fn pick(grid: &Grid, fx: f64, fy: f64) -> Cell {
+    Cell::new(
+        ((grid.width() as f64 * fx) as u32).min(grid.width() - 1),
+        ((grid.height() as f64 * fy) as u32).min(grid.height() - 1),
+    )
+}
+
+/// A free cell near the picked one (scanning row-major from it), if any.
+pub fn pick_free(grid: &Grid, fx: f64, fy: f64) -> Option<Cell> {
+    let start = pick(grid, fx, fy);
+    let n = grid.cell_count();
+    let w = grid.width() as usize;
+    let s = start.y as usize * w + start.x as usize;
+    (0..n)
+        .map(|k| (s + k) % n)
+        .map(|i| Cell::new((i % w) as u32, (i / w) as u32))
+        .find(|&c| grid.is_free(c))
+}
+
+/// Directory of the shared benchmark data, if present.
+pub fn data_dir() -> Option<std::path::PathBuf> {
+    let dir =
+        std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"));
+    dir.is_dir().then_some(dir)
+}

@@ -1,0 +1,197 @@
+//! Running engines over maps: timing, validation and memory, one record per query.
+
+use std::time::{Duration, Instant};
+
+use cuplan::grid::{Cell, Grid, OctileCost};
+use cuplan::jps::{Algorithm, Planner, Searcher};
+use rayon::prelude::*;
+
+use super::peer::pathfinding_astar;
+use super::suite::{BenchMap, Query};
+
+/// Something the benchmark can time: one of ours, or the peer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Engine {
+    Cuplan(Algorithm),
+    PeerAstar,
+}
+
+impl Engine {
+    pub(crate) const PEER_NAME: &'static str = "pathfinding-astar";
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Engine::Cuplan(a) => a.name(),
+            Engine::PeerAstar => Engine::PEER_NAME,
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> anyhow::Result<Engine> {
+        if name == Engine::PEER_NAME {
+            return Ok(Engine::PeerAstar);
+        }
+        Ok(Engine::Cuplan(
+            name.parse().map_err(|e| anyhow::anyhow!("{e}"))?,
+        ))
+    }
+}
+
+/// How one answer turned out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Status {
+    /// Legal and optimal.
+    Solved,
+    /// Legal but longer than optimal.
+    Suboptimal,
+    /// Illegal, wrong endpoints, or shorter than the optimum (impossible).
+    Invalid,
+    /// No path returned for a query that has one.
+    Unsolved,
+}
+
+/// One timed query.
+#[derive(Debug, Clone)]
+pub(crate) struct QueryResult {
+    pub(crate) time: Duration,
+    pub(crate) optimal: f64,
+    pub(crate) cost: Option<f64>,
+    pub(crate) status: Status,
+}
+
+/// Everything measured for one engine on one map.
+#[derive(Debug, Clone)]
+pub(crate) struct MapRun {
+    pub(crate) family: String,
+    pub(crate) map: String,
+    pub(crate) engine: Engine,
+    pub(crate) queries: Vec<QueryResult>,
+    pub(crate) preprocess: Duration,
+    pub(crate) storage_bytes: usize,
+    pub(crate) rss_before_kb: u64,
+    pub(crate) rss_after_kb: u64,
+}
+
+/// Queries shorter than this are repeated and their median taken.
+const CHEAP: Duration = Duration::from_micros(50);
+const WARM_UP: usize = 20;
+
+pub(crate) fn run_map(
+    map: &BenchMap,
+    engine: Engine,
+    pool: &rayon::ThreadPool,
+) -> anyhow::Result<MapRun> {
+    let rss_before_kb = rss_kb();
+    let started = Instant::now();
+    let planner = match engine {
+        Engine::Cuplan(a) => {
+            Some(Planner::new(&map.grid, a).map_err(|e| anyhow::anyhow!("{}: {e}", map.name))?)
+        }
+        Engine::PeerAstar => None,
+    };
+    let preprocess = if planner
+        .as_ref()
+        .is_some_and(|p| p.algorithm().is_preprocessed())
+    {
+        planner
+            .as_ref()
+            .map_or(started.elapsed(), |p| p.preprocess_time())
+    } else {
+        Duration::ZERO
+    };
+    let answer = |searcher: &mut Searcher, q: &Query| -> anyhow::Result<Option<Vec<Cell>>> {
+        Ok(match &planner {
+            Some(p) => p
+                .search(searcher, q.start, q.goal)
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .map(|p| p.waypoints),
+            None => pathfinding_astar(&map.grid, q.start, q.goal),
+        })
+    };
+    let mut searcher = Searcher::new();
+    for q in map.queries.iter().take(WARM_UP) {
+        answer(&mut searcher, q)?;
+    }
+    let time_one = |searcher: &mut Searcher, q: &Query| -> anyhow::Result<QueryResult> {
+        let (mut time, path) = timed(|| answer(searcher, q));
+        let path = path?;
+        if time < CHEAP {
+            let mut times = [
+                time,
+                timed(|| answer(searcher, q)).0,
+                timed(|| answer(searcher, q)).0,
+            ];
+            times.sort();
+            time = times[1];
+        }
+        Ok(judge(&map.grid, q, path.as_deref(), time))
+    };
+    let queries = if pool.current_num_threads() <= 1 {
+        map.queries
+            .iter()
+            .map(|q| time_one(&mut searcher, q))
+            .collect::<anyhow::Result<Vec<_>>>()?
+    } else {
+        pool.install(|| {
+            map.queries
+                .par_iter()
+                .map_init(Searcher::new, time_one)
+                .collect::<anyhow::Result<Vec<_>>>()
+        })?
+    };
+    let storage_bytes = planner.as_ref().map_or(0, |p| p.table_bytes()) + searcher.bytes();
+    Ok(MapRun {
+        family: map.family.clone(),
+        map: map.name.clone(),
+        engine,
+        queries,
+        preprocess,
+        storage_bytes,
+        rss_before_kb,
+        rss_after_kb: rss_kb(),
+    })
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (Duration, T) {
+    let t = Instant::now();
+    let out = std::hint::black_box(f());
+    (t.elapsed(), out)
+}
+
+/// Validates an answer step by step and against the optimum.
+fn judge(grid: &Grid, q: &Query, path: Option<&[Cell]>, time: Duration) -> QueryResult {
+    let optimal = q.optimal.length();
+    let Some(path) = path else {
+        return QueryResult {
+            time,
+            optimal,
+            cost: None,
+            status: Status::Unsolved,
+        };
+    };
+    let ends_ok = path.first() == Some(&q.start) && path.last() == Some(&q.goal);
+    let status_cost: (Status, Option<OctileCost>) = match grid.octile_path_cost(path) {
+        Ok(cost) if ends_ok && q.optimal.accepts(cost) => (Status::Solved, Some(cost)),
+        Ok(cost) if ends_ok && cost.to_f64() > optimal => (Status::Suboptimal, Some(cost)),
+        Ok(cost) => (Status::Invalid, Some(cost)),
+        Err(_) => (Status::Invalid, None),
+    };
+    QueryResult {
+        time,
+        optimal,
+        cost: status_cost.1.map(OctileCost::to_f64),
+        status: status_cost.0,
+    }
+}
+
+/// Resident set size of this process in KiB (0 where /proc is not available).
+pub(crate) fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}

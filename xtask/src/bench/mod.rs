@@ -1,0 +1,177 @@
+//! `cargo xtask bench`: a GPPC-style benchmark of every single-agent algorithm beside a real
+//! peer (the `pathfinding` crate's A*), on generated maps or a folder of Moving AI files.
+//!
+//! Every answer is validated step by step and against the optimal length before its time
+//! counts; a wrong answer is reported as invalid, never averaged in. Times exclude file I/O and
+//! preprocessing; each map's first queries run once untimed as a warm-up, and queries under
+//! 50 µs are timed three times and the median kept.
+
+mod measure;
+mod oracle;
+mod peer;
+mod plot;
+mod report;
+mod suite;
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use cuplan::jps::Algorithm;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use measure::{Engine, MapRun};
+
+/// Arguments of `cargo xtask bench`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Moving AI `.map` + `.map.scen` files, grouped by sub-folder as families
+    /// (e.g. `../shared/data/grid`). Without it, a generated suite is used.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Comma-separated engines (default: every algorithm and the peer `pathfinding-astar`).
+    #[arg(long, value_delimiter = ',')]
+    algos: Option<Vec<String>>,
+    /// Use every N-th query only.
+    #[arg(long, default_value_t = 1)]
+    every: usize,
+    /// Threads answering queries (1 gives the cleanest per-query times).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Output folder for results.json, results.csv and the plots.
+    #[arg(long, default_value = "target/cuplan-bench")]
+    out: PathBuf,
+    /// Generated suite: side of the square maps.
+    #[arg(long, default_value_t = 512)]
+    size: u32,
+    /// Generated suite: queries per map.
+    #[arg(long, default_value_t = 1000)]
+    queries: usize,
+    /// Generated suite: seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    let engines = engines(args.algos.as_deref())?;
+    let maps = match &args.data {
+        Some(dir) => suite::from_data(dir, args.every)?,
+        None => {
+            let mut maps = suite::generated(args.size, args.queries, args.seed)?;
+            for m in &mut maps {
+                m.queries = m
+                    .queries
+                    .iter()
+                    .step_by(args.every.max(1))
+                    .cloned()
+                    .collect();
+            }
+            maps
+        }
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.max(1))
+        .build()?;
+    let progress = progress_bar(args.quiet, (maps.len() * engines.len()) as u64);
+    let mut runs: Vec<MapRun> = Vec::new();
+    for map in &maps {
+        for &engine in &engines {
+            progress.set_message(format!("{} / {}", map.name, engine.name()));
+            runs.push(measure::run_map(map, engine, &pool)?);
+            progress.inc(1);
+        }
+    }
+    progress.finish_and_clear();
+    let rows = report::rows(&runs, &engines);
+    print!("{}", report::table(&rows, false));
+    write_outputs(args, &rows, &runs, &engines)
+}
+
+fn engines(names: Option<&[String]>) -> anyhow::Result<Vec<Engine>> {
+    match names {
+        Some(names) => names.iter().map(|n| Engine::parse(n.trim())).collect(),
+        None => {
+            // Every algorithm this build implements (a variant still in progress refuses to build a
+            // planner), then the peer.
+            let probe = cuplan::grid::Grid::open(1, 1)?;
+            let implemented = Algorithm::ALL
+                .into_iter()
+                .filter(|&a| cuplan::jps::Planner::new(&probe, a).is_ok());
+            Ok(implemented
+                .map(Engine::Cuplan)
+                .chain([Engine::PeerAstar])
+                .collect())
+        }
+    }
+}
+
+fn progress_bar(quiet: bool, len: u64) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+fn write_outputs(
+    args: &Args,
+    rows: &[report::Row],
+    runs: &[MapRun],
+    engines: &[Engine],
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let json = serde_json::json!({ "meta": report::Meta::collect(args.threads), "rows": rows });
+    std::fs::write(
+        args.out.join("results.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
+    std::fs::write(args.out.join("results.csv"), report::csv(rows))?;
+    let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    plot::time_vs_length(runs, &names, &args.out.join("time_vs_length.svg"))?;
+    plot::speedup_bars(rows, &args.out.join("speedup.svg"))?;
+    if !args.quiet {
+        println!("results: {}", args.out.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuplan::grid::Family;
+
+    /// The table's layout on a tiny fixed suite, timings masked.
+    #[test]
+    fn table_layout_snapshot() {
+        let maps: Vec<_> = [Family::Random(0.2), Family::Rooms(8)]
+            .into_iter()
+            .map(|f| suite::generated_map(f, 48, 30, 3).unwrap())
+            .collect();
+        let engines = [Engine::Cuplan(Algorithm::AStar), Engine::PeerAstar];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let runs: Vec<_> = maps
+            .iter()
+            .flat_map(|m| {
+                engines
+                    .iter()
+                    .map(|&e| measure::run_map(m, e, &pool).unwrap())
+            })
+            .collect();
+        let rows = report::rows(&runs, &engines);
+        for r in &rows {
+            assert_eq!((r.invalid, r.unsolved, r.suboptimal), (0, 0, 0), "{r:?}");
+        }
+        insta::assert_snapshot!(report::table(&rows, true));
+    }
+}

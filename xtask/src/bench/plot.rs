@@ -1,0 +1,150 @@
+//! SVG plots: time per query against optimal length, and speed-up over the peer per family.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use super::measure::MapRun;
+use super::report::Row;
+
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+/// Scatter of µs per query (log scale) against optimal length, one colour per engine.
+pub(crate) fn time_vs_length(runs: &[MapRun], engines: &[&str], path: &Path) -> anyhow::Result<()> {
+    let max_len = runs
+        .iter()
+        .flat_map(|r| r.queries.iter())
+        .map(|q| q.optimal)
+        .fold(1.0, f64::max);
+    let (lo, hi) = runs
+        .iter()
+        .flat_map(|r| r.queries.iter())
+        .map(|q| (q.time.as_secs_f64() * 1e6).max(0.01))
+        .fold((f64::MAX, 0.0f64), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "Time per query against optimal path length",
+            ("sans-serif", 22),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            0.0..max_len * 1.02,
+            (lo.min(hi) * 0.8..hi.max(lo) * 1.25).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("optimal length")
+        .y_desc("µs per query (log)")
+        .draw()?;
+    for (i, name) in engines.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(points(runs, name).map(|p| Circle::new(p, 2, color.mix(0.5).filled())))?
+            .label(*name)
+            .legend(move |(x, y)| Circle::new((x + 8, y), 4, color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.85))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+fn points<'a>(runs: &'a [MapRun], name: &'a str) -> impl Iterator<Item = (f64, f64)> + 'a {
+    runs.iter()
+        .filter(move |r| r.engine.name() == name)
+        .flat_map(|r| r.queries.iter())
+        .map(|q| (q.optimal, (q.time.as_secs_f64() * 1e6).max(0.01)))
+}
+
+/// Grouped bars: speed-up over the peer A* per family (log scale), one bar per engine.
+pub(crate) fn speedup_bars(rows: &[Row], path: &Path) -> anyhow::Result<()> {
+    let rated: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.speedup_vs_peer.is_some())
+        .collect();
+    let mut families: Vec<&str> = Vec::new();
+    let mut engines: Vec<&str> = Vec::new();
+    for r in &rated {
+        if !families.contains(&r.family.as_str()) {
+            families.push(&r.family);
+        }
+        if !engines.contains(&r.algo.as_str()) {
+            engines.push(&r.algo);
+        }
+    }
+    if families.is_empty() {
+        return Ok(());
+    }
+    let max = rated
+        .iter()
+        .filter_map(|r| r.speedup_vs_peer)
+        .fold(1.0, f64::max);
+    let min = rated
+        .iter()
+        .filter_map(|r| r.speedup_vs_peer)
+        .fold(1.0, f64::min);
+    let root = SVGBackend::new(path, (1100, 600)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let slots = engines.len() as f64 + 1.0;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "Speed-up over the pathfinding crate's A* (geometric mean per family)",
+            ("sans-serif", 22),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            0.0..families.len() as f64,
+            (min * 0.5..max * 2.0).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(families.len())
+        .x_label_formatter(&|x| {
+            families
+                .get(x.floor() as usize)
+                .map_or(String::new(), |f| f.to_string())
+        })
+        .y_desc("× faster (log)")
+        .draw()?;
+    for (e, engine) in engines.iter().enumerate() {
+        let color = PALETTE[e % PALETTE.len()];
+        let bars = rated.iter().filter(|r| r.algo == *engine).filter_map(|r| {
+            let f = families.iter().position(|f| *f == r.family)? as f64;
+            let x0 = f + (e as f64 + 0.5) / slots;
+            Some(Rectangle::new(
+                [(x0, min * 0.5), (x0 + 1.0 / slots, r.speedup_vs_peer?)],
+                color.filled(),
+            ))
+        });
+        chart
+            .draw_series(bars)?
+            .label(*engine)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.85))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

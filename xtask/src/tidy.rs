@@ -1,0 +1,191 @@
+//! Tidy checks: the crate layering rule and the documentation rules, read from the tree.
+//!
+//! The rule (ARCHITECTURE.md): grid ← jps; grid ← reservations ← wavefront ← mapf;
+//! wavefront-gpu beside wavefront (wavefront reaches it only behind `cuda`); the facade re-exports
+//! them all; cli and xtask sit on top. Any other edge between members is a violation.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+/// Allowed dependency edges between workspace members: (from, to, only when optional).
+const ALLOWED: &[(&str, &str)] = &[
+    ("cuplan-jps", "cuplan-grid"),
+    ("cuplan-reservations", "cuplan-grid"),
+    ("cuplan-wavefront", "cuplan-grid"),
+    ("cuplan-wavefront", "cuplan-reservations"),
+    ("cuplan-wavefront", "cuplan-wavefront-gpu"),
+    ("cuplan-wavefront-gpu", "cuplan-grid"),
+    ("cuplan-wavefront-gpu", "cuplan-reservations"),
+    ("cuplan-mapf", "cuplan-grid"),
+    ("cuplan-mapf", "cuplan-reservations"),
+    ("cuplan-mapf", "cuplan-wavefront"),
+    ("cuplan", "cuplan-grid"),
+    ("cuplan", "cuplan-jps"),
+    ("cuplan", "cuplan-reservations"),
+    ("cuplan", "cuplan-wavefront"),
+    ("cuplan", "cuplan-wavefront-gpu"),
+    ("cuplan", "cuplan-mapf"),
+    ("cuplan-cli", "cuplan"),
+    ("xtask", "cuplan"),
+];
+
+/// Edges that must be optional (behind a feature), as the GPU backend is.
+const OPTIONAL_ONLY: &[(&str, &str)] = &[
+    ("cuplan-wavefront", "cuplan-wavefront-gpu"),
+    ("cuplan", "cuplan-wavefront-gpu"),
+];
+
+/// The workspace root (the parent of `xtask/`).
+pub(crate) fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// Every problem found; empty means tidy.
+pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let metadata = cargo_metadata(root)?;
+    check_edges(&metadata, &mut problems);
+    for manifest in member_manifests(&metadata) {
+        check_manifest(&manifest, &mut problems)?;
+        let src = manifest
+            .parent()
+            .expect("manifest has a folder")
+            .join("src");
+        check_module_docs(root, &src, &mut problems)?;
+    }
+    Ok(problems)
+}
+
+fn cargo_metadata(root: &Path) -> anyhow::Result<serde_json::Value> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output()
+        .context("running cargo metadata")?;
+    anyhow::ensure!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+fn packages(metadata: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
+    metadata["packages"].as_array().into_iter().flatten()
+}
+
+fn check_edges(metadata: &serde_json::Value, problems: &mut Vec<String>) {
+    let members: Vec<&str> = packages(metadata)
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    for package in packages(metadata) {
+        let from = package["name"].as_str().unwrap_or_default();
+        for dep in package["dependencies"].as_array().into_iter().flatten() {
+            let to = dep["name"].as_str().unwrap_or_default();
+            let dev = dep["kind"].as_str() == Some("dev");
+            if !members.contains(&to) || from == to {
+                continue;
+            }
+            // Dev-dependencies may reach down the layers too, never up: judge them the same.
+            if !ALLOWED.contains(&(from, to)) {
+                let kind = if dev { "dev-dependency" } else { "dependency" };
+                problems.push(format!(
+                    "{from} -> {to}: {kind} edge not allowed by the layering rule (ARCHITECTURE.md)"
+                ));
+            }
+            let optional = dep["optional"].as_bool().unwrap_or(false);
+            if OPTIONAL_ONLY.contains(&(from, to)) && !optional && !dev {
+                problems.push(format!(
+                    "{from} -> {to}: must be optional, behind the `cuda` feature"
+                ));
+            }
+        }
+    }
+}
+
+fn member_manifests(metadata: &serde_json::Value) -> Vec<PathBuf> {
+    packages(metadata)
+        .filter_map(|p| p["manifest_path"].as_str().map(PathBuf::from))
+        .collect()
+}
+
+fn check_manifest(manifest: &Path, problems: &mut Vec<String>) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(manifest)?;
+    let lints = text.split("[lints]").nth(1).unwrap_or("");
+    if !lints.trim_start().starts_with("workspace = true") {
+        problems.push(format!(
+            "{}: needs `[lints] workspace = true`",
+            manifest.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Every `.rs` file under `src/` opens with `//!` module docs (public items are covered by the
+/// `missing_docs = "deny"` workspace lint, which the compiler enforces).
+fn check_module_docs(root: &Path, dir: &Path, problems: &mut Vec<String>) -> anyhow::Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            check_module_docs(root, &path, problems)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path)?;
+            let first = text
+                .lines()
+                .find(|l| !l.trim().is_empty() && !l.starts_with("#!"))
+                .unwrap_or("");
+            if !first.starts_with("//!") {
+                let rel = path.strip_prefix(root).unwrap_or(&path);
+                problems.push(format!(
+                    "{}: must start with `//!` module docs",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_is_tidy() {
+        let problems = check(&workspace_root()).unwrap();
+        assert!(
+            problems.is_empty(),
+            "tidy problems:\n{}",
+            problems.join("\n")
+        );
+    }
+
+    #[test]
+    fn an_upward_edge_is_caught() {
+        let metadata = serde_json::json!({"packages": [
+            {"name": "cuplan-grid", "dependencies": [{"name": "cuplan-jps", "kind": null}]},
+            {"name": "cuplan-jps", "dependencies": [{"name": "cuplan-grid", "kind": null}]},
+            {"name": "cuplan-wavefront", "dependencies": [{"name": "cuplan-wavefront-gpu", "kind": null, "optional": false}]},
+            {"name": "cuplan-wavefront-gpu", "dependencies": []},
+        ]});
+        let mut problems = Vec::new();
+        check_edges(&metadata, &mut problems);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].starts_with("cuplan-grid -> cuplan-jps"));
+        assert!(problems[1].contains("must be optional"));
+    }
+}
