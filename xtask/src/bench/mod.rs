@@ -6,10 +6,12 @@
 //! preprocessing; each map's first queries run once untimed as a warm-up, and queries under
 //! 50 µs are timed three times and the median kept.
 
+mod batch;
 mod measure;
 mod oracle;
 mod peer;
 mod plot;
+mod pypeer;
 mod report;
 mod suite;
 
@@ -21,9 +23,21 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use measure::{Engine, MapRun};
 
+/// Which benchmark to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Suite {
+    /// 8-connected single-agent searches (the default).
+    Grid,
+    /// Distance maps / batched A* (4-connected wavefront).
+    Batch,
+}
+
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// The suite: grid (default) or batch.
+    #[arg(value_enum, default_value_t = Suite::Grid)]
+    suite: Suite,
     /// Moving AI `.map` + `.map.scen` files, grouped by sub-folder as families
     /// (e.g. `../shared/data/grid`). Without it, a generated suite is used.
     #[arg(long)]
@@ -52,9 +66,52 @@ pub(crate) struct Args {
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
+    /// Also run the published Python cuplan package (NumPy backend) where it has the same
+    /// operation, installed into a virtualenv under `target/`.
+    #[arg(long)]
+    peer_cuplan_py: bool,
+    /// Batch suite: sides of the generated square maps.
+    #[arg(long, value_delimiter = ',', default_value = "64,256,1024")]
+    batch_sizes: Vec<u32>,
+    /// Batch suite: numbers of goals (distance maps) per run.
+    #[arg(long, value_delimiter = ',', default_value = "1,64,1024")]
+    batch_goals: Vec<usize>,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    match args.suite {
+        Suite::Grid => run_grid(args),
+        Suite::Batch => run_batch(args),
+    }
+}
+
+fn python_peer(args: &Args) -> anyhow::Result<Option<pypeer::PyPeer>> {
+    if !args.peer_cuplan_py {
+        return Ok(None);
+    }
+    let target = args.out.parent().map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    pypeer::PyPeer::setup(&target)
+}
+
+fn run_batch(args: &Args) -> anyhow::Result<()> {
+    let peer = python_peer(args)?;
+    let mapf_maps = args.data.as_ref().map(|d| d.join("maps")).filter(|d| d.is_dir());
+    let plan = batch::BatchPlan {
+        sizes: &args.batch_sizes,
+        goal_counts: &args.batch_goals,
+        mapf_maps: mapf_maps.as_deref(),
+        threads: args.threads.max(1),
+        peer: peer.as_ref(),
+    };
+    let rows = batch::run(&plan)?;
+    print!("{}", batch::table(&rows));
+    std::fs::create_dir_all(&args.out)?;
+    let json = serde_json::json!({ "meta": report::Meta::collect(plan.threads), "rows": rows });
+    std::fs::write(args.out.join("batch.json"), serde_json::to_string_pretty(&json)?)?;
+    Ok(())
+}
+
+fn run_grid(args: &Args) -> anyhow::Result<()> {
     let engines = engines(args.algos.as_deref())?;
     let maps = match &args.data {
         Some(dir) => suite::from_data(dir, args.every)?,
