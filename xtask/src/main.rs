@@ -4,6 +4,8 @@
 //! - `cargo xtask tidy`: layering and documentation rules (also run by `cargo test`).
 
 mod bench;
+mod gpu;
+mod ptx;
 mod tidy;
 
 use clap::{Parser, Subcommand};
@@ -21,11 +23,25 @@ enum Command {
     Bench(bench::Args),
     /// Check the crate layering rule and the documentation rules.
     Tidy,
+    /// Build the CUDA kernels to the committed PTX (`--check`: fail if it is stale).
+    Ptx(ptx::Args),
+    /// Build the self-contained GPU parity/benchmark binary and run it.
+    GpuTest(gpu::Args),
+    /// The linker step of the nvptx64 build (called by rustc through `cargo xtask ptx`).
+    #[command(hide = true)]
+    PtxLink {
+        /// rustc's linker arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Bench(args) => bench::run(&args),
+        Command::Ptx(args) => ptx::run(&args),
+        Command::GpuTest(args) => gpu::run(&args),
+        Command::PtxLink { args } => ptx::link(&args),
         Command::Tidy => {
             let root = tidy::workspace_root();
             let problems = tidy::check(&root)?;

@@ -1,4 +1,4 @@
-//! The search engine shared by every algorithm: a reusable node table and a binary heap.
+//! The search engine shared by every algorithm: a reusable node table and a 4-ary heap.
 //!
 //! Every algorithm is A* over some successor relation: single steps for A*, jump points for the
 //! JPS family. An [`Expander`] supplies the successors; [`Searcher::run`] does the rest. Edge
@@ -7,9 +7,10 @@
 //! variants, a diagonal run followed by a straight one, whose octile distance is the same).
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use cuplan_grid::{Cell, Direction, Grid, OctileCost};
+
+use crate::heap::{Heap, entry, index_of};
 
 /// An optimal path: waypoints joined by straight or 45° runs, start first, goal last.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,34 +62,6 @@ struct Node {
     g: OctileCost,
 }
 
-/// A heap entry; the heap pops the smallest `f`, then the largest `g` (deeper nodes first,
-/// which reaches the goal sooner among equal-`f` nodes). Entries are never removed early:
-/// an entry whose `g` no longer matches its node is stale and skipped when popped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Entry {
-    f: u64,
-    g: u64,
-    index: u32,
-}
-
-impl Ord for Entry {
-    #[inline]
-    fn cmp(&self, other: &Entry) -> Ordering {
-        other
-            .f
-            .cmp(&self.f)
-            .then(self.g.cmp(&other.g))
-            .then(other.index.cmp(&self.index))
-    }
-}
-
-impl PartialOrd for Entry {
-    #[inline]
-    fn partial_cmp(&self, other: &Entry) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 /// Supplies the successors of an expanded node.
 pub(crate) trait Expander {
     /// Calls `out` with each successor of `n`, which was reached moving in `arrival`
@@ -104,7 +77,7 @@ pub(crate) trait Expander {
 #[derive(Debug, Default)]
 pub struct Searcher {
     nodes: Vec<Node>,
-    heap: BinaryHeap<Entry>,
+    heap: Heap,
     stamp: u32,
     stats: SearchStats,
 }
@@ -123,7 +96,7 @@ impl Searcher {
     /// Bytes held by the node table and the heap.
     pub fn bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.heap.capacity() * std::mem::size_of::<Entry>()
+            + self.heap.capacity() * std::mem::size_of::<u128>()
     }
 
     /// Starts a query on a grid of `cells` cells: grows the table if needed and takes a
@@ -171,19 +144,20 @@ impl Searcher {
             parent: start_i,
             g: OctileCost::ZERO,
         };
-        heap.push(Entry {
-            f: OctileCost::between(start, goal).key(),
-            g: 0,
-            index: start_i,
-        });
+        heap.push(entry(OctileCost::between(start, goal).key(), 0, start_i));
         stats.pushes = 1;
         while let Some(e) = heap.pop() {
-            let node = &mut nodes[e.index as usize];
-            if node.stamp != open || node.g.key() != e.g {
+            let e_index = index_of(e);
+            let node = &mut nodes[e_index as usize];
+            // Stale entries: the node was closed or improved after this entry was pushed
+            // (an improvement lowers g and so f; h is fixed per node).
+            if node.stamp != open
+                || (node.g + OctileCost::between(cell(e_index), goal)).key() != crate::heap::f_of(e)
+            {
                 continue;
             }
             node.stamp = closed;
-            if e.index == goal_i {
+            if e_index == goal_i {
                 return SearchOutcome::Found(self.reconstruct(grid, start_i, goal_i));
             }
             if stats.expanded >= max_expansions {
@@ -191,8 +165,8 @@ impl Searcher {
             }
             stats.expanded += 1;
             let (g, parent) = (node.g, node.parent);
-            let n = cell(e.index);
-            let arrival = (e.index != start_i).then(|| arrival_direction(cell(parent), n));
+            let n = cell(e_index);
+            let arrival = (e_index != start_i).then(|| arrival_direction(cell(parent), n));
             expander.expand(n, arrival, goal, &mut |succ: Cell| {
                 stats.generated += 1;
                 let si = index(succ);
@@ -204,14 +178,10 @@ impl Searcher {
                 }
                 *node = Node {
                     stamp: open,
-                    parent: e.index,
+                    parent: e_index,
                     g: ng,
                 };
-                heap.push(Entry {
-                    f: key + OctileCost::between(succ, goal).key(),
-                    g: key,
-                    index: si,
-                });
+                heap.push(entry(key + OctileCost::between(succ, goal).key(), key, si));
                 stats.pushes += 1;
             });
         }

@@ -133,6 +133,125 @@ pub(crate) struct BitJumper<'g> {
     pub(crate) grid: &'g Grid,
 }
 
+impl BitJumper<'_> {
+    /// Jump east from real cell (`x`, `y`).
+    #[inline(always)]
+    fn east(&self, x: u32, y: u32, goal: Cell) -> Option<Cell> {
+        let (j, jump_point) = scan_increasing(self.grid.rows(), y as usize + 1, x as usize + 1);
+        let stop = j as u32 - 1;
+        if goal.y == y && goal.x > x && goal.x <= stop {
+            return Some(goal);
+        }
+        jump_point.then_some(Cell::new(stop, y))
+    }
+
+    #[inline(always)]
+    fn west(&self, x: u32, y: u32, goal: Cell) -> Option<Cell> {
+        let (j, jump_point) = scan_decreasing(self.grid.rows(), y as usize + 1, x as usize + 1);
+        let stop = (j as u32).wrapping_sub(1);
+        if goal.y == y && goal.x < x && (j == 0 || goal.x >= stop) {
+            return Some(goal);
+        }
+        jump_point.then_some(Cell::new(stop, y))
+    }
+
+    #[inline(always)]
+    fn south(&self, x: u32, y: u32, goal: Cell) -> Option<Cell> {
+        let (j, jump_point) = scan_increasing(self.grid.cols(), x as usize + 1, y as usize + 1);
+        let stop = j as u32 - 1;
+        if goal.x == x && goal.y > y && goal.y <= stop {
+            return Some(goal);
+        }
+        jump_point.then_some(Cell::new(x, stop))
+    }
+
+    #[inline(always)]
+    fn north(&self, x: u32, y: u32, goal: Cell) -> Option<Cell> {
+        let (j, jump_point) = scan_decreasing(self.grid.cols(), x as usize + 1, y as usize + 1);
+        let stop = (j as u32).wrapping_sub(1);
+        if goal.x == x && goal.y < y && (j == 0 || goal.y >= stop) {
+            return Some(goal);
+        }
+        jump_point.then_some(Cell::new(x, stop))
+    }
+
+    /// The horizontal (`DX`) straight probe.
+    #[inline(always)]
+    fn horizontal<const DX: i32>(&self, x: u32, y: u32, goal: Cell) -> Option<Cell> {
+        if DX > 0 {
+            self.east(x, y, goal)
+        } else {
+            self.west(x, y, goal)
+        }
+    }
+
+    /// The vertical (`DY`) straight probe.
+    #[inline(always)]
+    fn vertical<const DY: i32>(&self, x: u32, y: u32, goal: Cell) -> Option<Cell> {
+        if DY > 0 {
+            self.south(x, y, goal)
+        } else {
+            self.north(x, y, goal)
+        }
+    }
+
+    /// Whether the diagonal step (`DX`, `DY`) from stored (`sx`, `sy`) is legal.
+    #[inline(always)]
+    fn diagonal_legal<const DX: i32, const DY: i32>(&self, sx: usize, sy: usize) -> bool {
+        let plane = self.grid.rows();
+        let (words, stride) = (plane.words(), plane.stride());
+        let nx = sx.wrapping_add_signed(DX as isize);
+        let ny = sy.wrapping_add_signed(DY as isize);
+        let bit = |r: usize, c: usize| words[r * stride + c / 64] >> (c % 64) & 1;
+        (bit(sy, nx) | bit(ny, sx) | bit(ny, nx)) == 0
+    }
+
+    #[inline(always)]
+    fn diagonal_d<const DX: i32, const DY: i32>(&self, n: Cell, goal: Cell) -> Option<Cell> {
+        let (mut x, mut y) = (n.x, n.y);
+        loop {
+            if !self.diagonal_legal::<DX, DY>(x as usize + 1, y as usize + 1) {
+                return None;
+            }
+            x = x.wrapping_add_signed(DX);
+            y = y.wrapping_add_signed(DY);
+            if (x, y) == (goal.x, goal.y)
+                || self.horizontal::<DX>(x, y, goal).is_some()
+                || self.vertical::<DY>(x, y, goal).is_some()
+            {
+                return Some(Cell::new(x, y));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn diagonal_pruned_d<const DX: i32, const DY: i32>(
+        &self,
+        n: Cell,
+        goal: Cell,
+        out: &mut impl FnMut(Cell),
+    ) {
+        let (mut x, mut y) = (n.x, n.y);
+        loop {
+            if !self.diagonal_legal::<DX, DY>(x as usize + 1, y as usize + 1) {
+                return;
+            }
+            x = x.wrapping_add_signed(DX);
+            y = y.wrapping_add_signed(DY);
+            if (x, y) == (goal.x, goal.y) {
+                out(goal);
+                return;
+            }
+            if let Some(j) = self.horizontal::<DX>(x, y, goal) {
+                out(j);
+            }
+            if let Some(j) = self.vertical::<DY>(x, y, goal) {
+                out(j);
+            }
+        }
+    }
+}
+
 impl Jumper for BitJumper<'_> {
     #[inline]
     fn grid(&self) -> &Grid {
@@ -141,76 +260,61 @@ impl Jumper for BitJumper<'_> {
 
     #[inline]
     fn straight(&self, n: Cell, d: Direction, goal: Cell) -> Option<Cell> {
-        let g = self.grid;
         match d {
-            Direction::East => {
-                let gc = (goal.y == n.y && goal.x > n.x).then_some(goal.x as usize + 1);
-                scan_increasing(g.rows(), n.y as usize + 1, n.x as usize + 1, gc)
-                    .map(|c| Cell::new(c as u32 - 1, n.y))
-            }
-            Direction::West => {
-                let gc = (goal.y == n.y && goal.x < n.x).then_some(goal.x as usize + 1);
-                scan_decreasing(g.rows(), n.y as usize + 1, n.x as usize + 1, gc)
-                    .map(|c| Cell::new(c as u32 - 1, n.y))
-            }
-            Direction::South => {
-                let gc = (goal.x == n.x && goal.y > n.y).then_some(goal.y as usize + 1);
-                scan_increasing(g.cols(), n.x as usize + 1, n.y as usize + 1, gc)
-                    .map(|r| Cell::new(n.x, r as u32 - 1))
-            }
-            Direction::North => {
-                let gc = (goal.x == n.x && goal.y < n.y).then_some(goal.y as usize + 1);
-                scan_decreasing(g.cols(), n.x as usize + 1, n.y as usize + 1, gc)
-                    .map(|r| Cell::new(n.x, r as u32 - 1))
-            }
+            Direction::East => self.east(n.x, n.y, goal),
+            Direction::West => self.west(n.x, n.y, goal),
+            Direction::South => self.south(n.x, n.y, goal),
+            Direction::North => self.north(n.x, n.y, goal),
             _ => None,
+        }
+    }
+
+    #[inline]
+    fn diagonal(&self, n: Cell, d: Direction, goal: Cell) -> Option<Cell> {
+        match d {
+            Direction::NorthEast => self.diagonal_d::<1, -1>(n, goal),
+            Direction::SouthEast => self.diagonal_d::<1, 1>(n, goal),
+            Direction::SouthWest => self.diagonal_d::<-1, 1>(n, goal),
+            Direction::NorthWest => self.diagonal_d::<-1, -1>(n, goal),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn diagonal_pruned(&self, n: Cell, d: Direction, goal: Cell, out: &mut impl FnMut(Cell)) {
+        match d {
+            Direction::NorthEast => self.diagonal_pruned_d::<1, -1>(n, goal, out),
+            Direction::SouthEast => self.diagonal_pruned_d::<1, 1>(n, goal, out),
+            Direction::SouthWest => self.diagonal_pruned_d::<-1, 1>(n, goal, out),
+            Direction::NorthWest => self.diagonal_pruned_d::<-1, -1>(n, goal, out),
+            _ => {}
         }
     }
 }
 
-/// The three stored rows `r - 1`, `r`, `r + 1` of a plane.
-#[inline]
-fn three_rows(plane: &BitPlane, r: usize) -> (&[u64], &[u64], &[u64]) {
-    let s = plane.stride();
-    let w = plane.words();
-    (
-        &w[(r - 1) * s..r * s],
-        &w[r * s..(r + 1) * s],
-        &w[(r + 1) * s..(r + 2) * s],
-    )
-}
-
-/// Scans stored row `r` from stored column `c` toward higher columns. Returns the stored column
-/// of the first jump point, or of `goal` when it comes first; `None` at a wall.
-///
-/// Forced neighbour at column `j`: a side row is blocked at `j - 1` and free at `j`.
-#[inline]
-pub(crate) fn scan_increasing(
-    plane: &BitPlane,
-    r: usize,
-    c: usize,
-    goal: Option<usize>,
-) -> Option<usize> {
-    let (up, cur, dn) = three_rows(plane, r);
+/// Scans stored row `r` of `plane` from stored column `c` toward higher columns and returns
+/// the first stop: `(j, true)` for a jump point at stored column `j` (a side row is blocked at
+/// `j - 1` and free at `j`), `(j, false)` for a wall at `j`. The blocked padding guarantees a
+/// stop inside the row.
+#[inline(always)]
+pub(crate) fn scan_increasing(plane: &BitPlane, r: usize, c: usize) -> (usize, bool) {
+    let stride = plane.stride();
+    let words = plane.words();
+    let (up, cur, dn) = ((r - 1) * stride, r * stride, (r + 1) * stride);
     let i = c + 1;
     let mut w = i / 64;
     let mut mask = u64::MAX << (i % 64);
     let (mut up_carry, mut dn_carry) = match w {
         0 => (1, 1),
-        _ => (up[w - 1] >> 63, dn[w - 1] >> 63),
+        _ => (words[up + w - 1] >> 63, words[dn + w - 1] >> 63),
     };
     loop {
-        let (b, u, d) = (cur[w], up[w], dn[w]);
+        let (b, u, d) = (words[cur + w], words[up + w], words[dn + w]);
         let forced = ((u << 1 | up_carry) & !u) | ((d << 1 | dn_carry) & !d);
         let stop = (b | forced) & mask;
         if stop != 0 {
-            let j = w * 64 + stop.trailing_zeros() as usize;
-            if let Some(gc) = goal
-                && gc <= j
-            {
-                return Some(gc);
-            }
-            return (b >> (j % 64) & 1 == 0).then_some(j);
+            let bit = stop.trailing_zeros();
+            return (w * 64 + bit as usize, b >> bit & 1 == 0);
         }
         up_carry = u >> 63;
         dn_carry = d >> 63;
@@ -219,40 +323,31 @@ pub(crate) fn scan_increasing(
     }
 }
 
-/// Like [`scan_increasing`] toward lower columns; forced at `j` when a side row is blocked at
-/// `j + 1` and free at `j`.
-#[inline]
-pub(crate) fn scan_decreasing(
-    plane: &BitPlane,
-    r: usize,
-    c: usize,
-    goal: Option<usize>,
-) -> Option<usize> {
-    let (up, cur, dn) = three_rows(plane, r);
+/// Like [`scan_increasing`] toward lower columns; a jump point at `j` has a side row blocked
+/// at `j + 1` and free at `j`. Stored column 0 is blocked, so the scan stops in word 0.
+#[inline(always)]
+pub(crate) fn scan_decreasing(plane: &BitPlane, r: usize, c: usize) -> (usize, bool) {
+    let stride = plane.stride();
+    let words = plane.words();
+    let (up, cur, dn) = ((r - 1) * stride, r * stride, (r + 1) * stride);
     let i = c - 1;
     let mut w = i / 64;
     let mut mask = u64::MAX >> (63 - i % 64);
-    let (mut up_carry, mut dn_carry) = if w + 1 < up.len() {
-        (up[w + 1] << 63, dn[w + 1] << 63)
+    let (mut up_carry, mut dn_carry) = if w + 1 < stride {
+        (words[up + w + 1] << 63, words[dn + w + 1] << 63)
     } else {
         (1 << 63, 1 << 63)
     };
     loop {
-        let (b, u, d) = (cur[w], up[w], dn[w]);
+        let (b, u, d) = (words[cur + w], words[up + w], words[dn + w]);
         let forced = ((u >> 1 | up_carry) & !u) | ((d >> 1 | dn_carry) & !d);
         let stop = (b | forced) & mask;
         if stop != 0 {
-            let j = w * 64 + 63 - stop.leading_zeros() as usize;
-            if let Some(gc) = goal
-                && gc >= j
-            {
-                return Some(gc);
-            }
-            return (b >> (j % 64) & 1 == 0).then_some(j);
+            let bit = 63 - stop.leading_zeros();
+            return (w * 64 + bit as usize, b >> bit & 1 == 0);
         }
         up_carry = u << 63;
         dn_carry = d << 63;
-        // Stored column 0 is blocked, so the scan stops before running off word 0.
         w -= 1;
         mask = u64::MAX;
     }

@@ -46,6 +46,7 @@ mod algorithm;
 mod astar;
 mod engine;
 mod error;
+mod heap;
 mod jump;
 mod planner;
 

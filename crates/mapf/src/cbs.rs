@@ -9,7 +9,6 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::rc::Rc;
 
 use crate::lowlevel::{LowResult, Rules, space_time_astar};
 use crate::util::{Deadline, DistTable, FxHashMap, FxHashSet, Graph, NONE};
@@ -84,18 +83,19 @@ enum Class {
     NonCardinal = 2,
 }
 
-/// Multi-valued decision diagram: `levels[t]` holds every cell some cost-optimal path (under
-/// the agent's constraints) visits at time `t`.
+/// What CBS needs of a multi-valued decision diagram (the union of an agent's cost-optimal
+/// paths under its constraints): `single[t]` is the one cell every such path visits at time
+/// `t`, or `NONE` when they differ.
 #[derive(Debug)]
 struct Mdd {
-    levels: Vec<Vec<u32>>,
+    single: Vec<u32>,
 }
 
 impl Mdd {
     /// Whether every optimal path is on `v` at `t` (an agent past its cost rests on its goal).
     fn forces_vertex(&self, v: u32, t: u32) -> bool {
-        match self.levels.get(t as usize) {
-            Some(level) => level.len() == 1 && level[0] == v,
+        match self.single.get(t as usize) {
+            Some(&cell) => cell == v,
             None => true,
         }
     }
@@ -104,15 +104,18 @@ impl Mdd {
         t >= 1
             && self.forces_vertex(from, t - 1)
             && self.forces_vertex(v, t)
-            && (t as usize) < self.levels.len()
+            && (t as usize) < self.single.len()
     }
 }
 
+/// A constraint-tree node. Paths and MDDs live in arenas of the search and nodes hold ids,
+/// so a node is a few small vectors: cheap to copy and, above all, cheap to drop when the
+/// time limit ends a search with a million nodes.
 struct CtNode {
     parent: u32,
     constraint: Option<Constraint>,
-    paths: Vec<Rc<[u32]>>,
-    mdds: Vec<Option<Rc<Mdd>>>,
+    paths: Vec<u32>,
+    mdds: Vec<u32>,
     cost: u64,
     h: u64,
     conflicts: Vec<Conflict>,
@@ -168,25 +171,31 @@ struct Avoid {
 }
 
 impl Avoid {
-    fn new(paths: &[Rc<[u32]>], except: usize) -> Avoid {
-        let mut at = FxHashMap::default();
-        let mut rest_from = FxHashMap::default();
-        let mut horizon = 0;
-        for (agent, path) in paths.iter().enumerate() {
-            if agent == except || path.is_empty() {
-                continue;
-            }
-            for (t, &v) in path.iter().enumerate() {
-                at.insert(key(v, t as u32), agent as u32);
-            }
-            rest_from.insert(path[path.len() - 1], (path.len() - 1) as u32);
-            horizon = horizon.max(path.len() as u32);
-        }
+    fn empty() -> Avoid {
         Avoid {
-            at,
-            rest_from,
-            horizon,
+            at: FxHashMap::default(),
+            rest_from: FxHashMap::default(),
+            horizon: 0,
         }
+    }
+
+    fn new(paths: &[&[u32]], except: usize) -> Avoid {
+        let mut avoid = Avoid::empty();
+        for (agent, path) in paths.iter().enumerate() {
+            if agent != except {
+                avoid.add(agent, path);
+            }
+        }
+        avoid
+    }
+
+    fn add(&mut self, agent: usize, path: &[u32]) {
+        let Some(&last) = path.last() else { return };
+        for (t, &v) in path.iter().enumerate() {
+            self.at.insert(key(v, t as u32), agent as u32);
+        }
+        self.rest_from.insert(last, (path.len() - 1) as u32);
+        self.horizon = self.horizon.max(path.len() as u32);
     }
 
     fn conflicts(&self, from: u32, to: u32, t: u32) -> u32 {
@@ -213,6 +222,8 @@ struct Cbs<'a> {
     goal_owner: Vec<u32>,
     deadline: Deadline,
     nodes: Vec<CtNode>,
+    path_store: Vec<Vec<u32>>,
+    mdd_store: Vec<Mdd>,
 }
 
 /// Low-level failure modes that stop the whole search.
@@ -237,6 +248,8 @@ pub(crate) fn cbs(
         goal_owner,
         deadline,
         nodes: Vec::new(),
+        path_store: Vec::new(),
+        mdd_store: Vec::new(),
     };
     match search.run() {
         Ok(Some(paths)) => CbsResult::Solved(paths),
@@ -248,22 +261,27 @@ pub(crate) fn cbs(
 impl Cbs<'_> {
     fn run(&mut self) -> Result<Option<Vec<Vec<u32>>>, Stop> {
         let n = self.starts.len();
-        let mut paths: Vec<Rc<[u32]>> = vec![Rc::from(Vec::new()); n];
+        let mut planned: Vec<Vec<u32>> = Vec::with_capacity(n);
+        let mut avoid = Avoid::empty();
         for agent in 0..n {
-            let avoid = Avoid::new(&paths, agent);
-            let rules = self.rules_from(&[], agent, Some(&avoid));
-            match self.low_level(agent, &rules)? {
-                Some(p) => paths[agent] = p,
-                None => return Ok(None),
+            if self.deadline.passed() {
+                return Err(Stop);
             }
+            let rules = self.rules_from(&[], agent, Some(&avoid));
+            let Some(path) = self.low_level(agent, &rules)? else {
+                return Ok(None);
+            };
+            avoid.add(agent, &path);
+            planned.push(path);
         }
+        let paths: Vec<u32> = planned.into_iter().map(|p| self.store_path(p)).collect();
         let mut root = CtNode {
             parent: NONE,
             constraint: None,
             cost: 0,
             h: 0,
             paths,
-            mdds: vec![None; n],
+            mdds: vec![NONE; n],
             conflicts: Vec::new(),
             chosen: None,
         };
@@ -277,7 +295,8 @@ impl Cbs<'_> {
             }
             let Some(conflict) = self.nodes[id as usize].chosen else {
                 let node = &self.nodes[id as usize];
-                return Ok(Some(node.paths.iter().map(|p| p.to_vec()).collect()));
+                let paths = node.paths.iter().map(|&p| self.path_store[p as usize].clone());
+                return Ok(Some(paths.collect()));
             };
             let mut children = Vec::new();
             let mut bypassed = false;
@@ -289,7 +308,7 @@ impl Cbs<'_> {
                 if child.cost == parent.cost && child.conflicts.len() < parent.conflicts.len() {
                     let agent = constraint.agent as usize;
                     let mut node = std::mem::replace(&mut self.nodes[id as usize], placeholder());
-                    node.paths[agent] = child.paths[agent].clone();
+                    node.paths[agent] = child.paths[agent];
                     let all = self.all_constraints(node.parent, node.constraint);
                     self.evaluate(&mut node, &all)?;
                     self.nodes[id as usize] = node;
@@ -325,17 +344,18 @@ impl Cbs<'_> {
         let agent = constraint.agent as usize;
         let mut all = self.all_constraints(parent, None);
         all.push(constraint);
-        let p = &self.nodes[parent as usize];
-        let avoid = Avoid::new(&p.paths, agent);
+        let views = self.views(&self.nodes[parent as usize].paths);
+        let avoid = Avoid::new(&views, agent);
         let rules = self.rules_from(&all, agent, Some(&avoid));
         let Some(path) = self.low_level(agent, &rules)? else {
             return Ok(None);
         };
+        let path = self.store_path(path);
         let p = &self.nodes[parent as usize];
         let mut paths = p.paths.clone();
         let mut mdds = p.mdds.clone();
         paths[agent] = path;
-        mdds[agent] = None;
+        mdds[agent] = NONE;
         let mut node = CtNode {
             parent,
             constraint: Some(constraint),
@@ -389,7 +409,18 @@ impl Cbs<'_> {
         rules
     }
 
-    fn low_level(&self, agent: usize, rules: &AgentRules<'_>) -> Result<Option<Rc<[u32]>>, Stop> {
+    fn store_path(&mut self, path: Vec<u32>) -> u32 {
+        self.path_store.push(path);
+        (self.path_store.len() - 1) as u32
+    }
+
+    fn views(&self, ids: &[u32]) -> Vec<&[u32]> {
+        ids.iter()
+            .map(|&p| self.path_store[p as usize].as_slice())
+            .collect()
+    }
+
+    fn low_level(&self, agent: usize, rules: &AgentRules<'_>) -> Result<Option<Vec<u32>>, Stop> {
         let map = self.dist.map(agent);
         match space_time_astar(
             self.graph,
@@ -399,7 +430,7 @@ impl Cbs<'_> {
             rules,
             self.deadline,
         ) {
-            LowResult::Found(p) => Ok(Some(Rc::from(p))),
+            LowResult::Found(p) => Ok(Some(p)),
             LowResult::NoPath => Ok(None),
             LowResult::TimedOut => Err(Stop),
         }
@@ -407,8 +438,9 @@ impl Cbs<'_> {
 
     /// Cost, conflicts, their classes, the conflict to split and the heuristic of a node.
     fn evaluate(&mut self, node: &mut CtNode, all: &[Constraint]) -> Result<(), Stop> {
-        node.cost = node.paths.iter().map(|p| (p.len() - 1) as u64).sum();
-        node.conflicts = self.find_conflicts(&node.paths);
+        let views = self.views(&node.paths);
+        node.cost = views.iter().map(|p| (p.len() - 1) as u64).sum();
+        node.conflicts = self.find_conflicts(&views);
         node.chosen = None;
         node.h = 0;
         if node.conflicts.is_empty() {
@@ -417,6 +449,9 @@ impl Cbs<'_> {
         let mut best: Option<(Class, Conflict)> = None;
         let mut cardinal_edges = Vec::new();
         for i in 0..node.conflicts.len() {
+            if i % 16 == 15 && self.deadline.passed() {
+                return Err(Stop);
+            }
             let c = node.conflicts[i];
             let forced_a = self.forced(node, all, c.a as usize, &c, true)?;
             let forced_b = self.forced(node, all, c.b as usize, &c, false)?;
@@ -447,14 +482,14 @@ impl Cbs<'_> {
         c: &Conflict,
         is_a: bool,
     ) -> Result<bool, Stop> {
-        if node.mdds[agent].is_none() {
-            let cost = (node.paths[agent].len() - 1) as u32;
+        if node.mdds[agent] == NONE {
+            let cost = (self.path_store[node.paths[agent] as usize].len() - 1) as u32;
             let rules = self.rules_from(all, agent, None);
-            node.mdds[agent] = Some(Rc::new(self.build_mdd(agent, cost, &rules)?));
+            let mdd = self.build_mdd(agent, cost, &rules)?;
+            self.mdd_store.push(mdd);
+            node.mdds[agent] = (self.mdd_store.len() - 1) as u32;
         }
-        let Some(mdd) = node.mdds[agent].as_ref() else {
-            return Ok(false);
-        };
+        let mdd = &self.mdd_store[node.mdds[agent] as usize];
         Ok(if c.from == NONE {
             mdd.forces_vertex(c.v, c.t)
         } else if is_a {
@@ -499,11 +534,15 @@ impl Cbs<'_> {
                     .any(|u| after.contains(&u) && !rules.edge_blocked(v, u, t as u32 + 1))
             });
         }
-        Ok(Mdd { levels })
+        let single = levels
+            .iter()
+            .map(|l| if l.len() == 1 { l[0] } else { NONE })
+            .collect();
+        Ok(Mdd { single })
     }
 
     /// The earliest conflict of every conflicting pair, in O(total path length).
-    fn find_conflicts(&self, paths: &[Rc<[u32]>]) -> Vec<Conflict> {
+    fn find_conflicts(&self, paths: &[&[u32]]) -> Vec<Conflict> {
         let mut at: FxHashMap<u64, u32> = FxHashMap::default();
         let mut earliest: FxHashMap<(u32, u32), Conflict> = FxHashMap::default();
         let mut record = |c: Conflict| {

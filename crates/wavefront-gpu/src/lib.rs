@@ -1,2 +1,68 @@
-//! Placeholder: this crate's capability has not landed yet (see ARCHITECTURE.md and the open
-//! issues). It exports nothing, so nothing can pretend to work.
+//! CUDA backend of the wavefront searches: Rust kernels (crate `cuplan-wavefront-kernels`)
+//! compiled to PTX by `cargo xtask ptx`, embedded here with `include_str!`, loaded at run
+//! time through cudarc's dynamic loading, so nothing CUDA is needed to build or test.
+//!
+//! **Job**: run the two frontier-parallel searches of `cuplan-wavefront` on a GPU.
+//! - [`Device`]: a CUDA device with the kernels loaded. [`Device::open`] reports a missing
+//!   driver library ([`GpuError::NoDriver`]) or device ([`GpuError::NoDevice`]) as an error
+//!   value and never panics (it checks for the driver library before touching CUDA).
+//! - [`Device::distance_maps`]: many breadth-first distance maps per launch, one thread block
+//!   per goal, the frontier in device memory, levels separated by block barriers; the host
+//!   checks for termination once per [`DistanceConfig::levels_per_launch`] levels and copies the
+//!   maps back once.
+//! - [`DeviceReservations`]: a space-time reservation table resident on the device (vertex and
+//!   edge planes per timestep), updated incrementally by [`DeviceReservations::reserve_path`];
+//!   [`DeviceReservations::search`] runs one kernel launch per timestep and checks for arrival
+//!   once per [`SpaceTimeConfig::steps_per_check`] steps.
+//! - [`emulate`]: the same kernel bodies run on the host, thread by thread: the reference the
+//!   GPU is checked against, and what the host tests exercise.
+//!
+//! **Invariants**: distances are `u32`, [`UNREACHABLE`] where no path exists, row-major per
+//! goal (`goal · width·height + y·width + x`), exactly what the CPU backend computes; space-time
+//! arrival times are optimal and paths are rebuilt with a fixed tie order (wait, N, E, S, W).
+//!
+//! **Tests**: `tests/` (per-word logic against simple references, emulated kernels against an
+//! independent BFS and an independent space-time search, the no-driver error path); the GPU
+//! parity suite and benchmark are the `cuplan-gpu-test` binary (`cargo xtask gpu-test`).
+//!
+//! ```
+//! use cuplan_grid::{Cell, Grid};
+//! use cuplan_wavefront_gpu::{Device, emulate};
+//!
+//! let grid = Grid::from_ascii("...\n.@.\n...")?;
+//! // The kernels' own code, run on the host:
+//! let maps = emulate::distance_maps(&grid, &[Cell::new(0, 0)], 64)?;
+//! assert_eq!(maps[8], 4); // cell (2, 2)
+//! // On a machine without CUDA, opening a device is an error value, not a panic.
+//! if let Err(e) = Device::open(0) {
+//!     println!("no GPU here: {e}");
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod device;
+mod distance;
+pub mod emulate;
+mod error;
+mod layout;
+mod spacetime;
+
+pub use device::Device;
+pub use distance::DistanceConfig;
+pub use error::GpuError;
+pub use layout::free_plane;
+pub use spacetime::{DeviceReservations, SpaceTimeConfig, SpaceTimePath};
+
+/// The kernels as PTX (ISA for sm_80 and newer), built by `cargo xtask ptx`.
+pub const PTX: &str = include_str!("../ptx/kernels.ptx");
+
+/// Distance of a cell from which the goal cannot be reached (or that is blocked).
+pub const UNREACHABLE: u32 = cuplan_wavefront_kernels::body::UNREACHABLE;
+
+/// The kernel entry points the PTX must define.
+pub const KERNELS: [&str; 4] = [
+    "distance_init",
+    "distance_levels",
+    "space_time_step",
+    "reserve_words",
+];

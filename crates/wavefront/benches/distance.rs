@@ -8,7 +8,7 @@
 #![allow(missing_docs)]
 
 mod support {
-    pub mod cpu_time;
+    pub(crate) mod cpu_time;
 }
 
 use std::time::Duration;

@@ -177,26 +177,32 @@ pub fn distance_maps_with(
         });
     }
     let Resolved::Cpu = options.backend.resolve()?;
-    // A zeroed allocation is mapped lazily by the OS; the queue kernel relies on the zeros.
+    // Zeroed allocations are mapped lazily by the OS; the queue kernel relies on the zeros
+    // (it writes each entry once), the frontier kernel fills its maps first.
     let mut data = vec![0u32; goals.len() * cells];
     if cells > 0 {
         let template = OpenBits::new(grid);
-        let chunks = data.par_chunks_mut(cells).zip(goals.par_iter());
         match options.kernel {
-            CpuKernel::Queue => chunks.for_each_init(QueueScratch::new, |scratch, (out, &goal)| {
-                scratch.run(&template, grid, goal, out)
-            }),
-            CpuKernel::BitFrontier => chunks
+            CpuKernel::Queue => {
+                let geo = Geometry::new(&template, grid);
+                data.par_chunks_mut(2 * cells)
+                    .zip(goals.par_chunks(2))
+                    .for_each_init(
+                        || (Lane::new(), Lane::new()),
+                        |lanes, (out, pair)| queue_bfs(lanes, &template, geo, pair, out),
+                    );
+            }
+            CpuKernel::BitFrontier => data
+                .par_chunks_mut(cells)
+                .zip(goals.par_iter())
                 .for_each_init(FrontierScratch::new, |scratch, (out, &goal)| {
                     scratch.run(&template, grid, goal, out)
                 }),
         }
     }
     let shape = (goals.len(), grid.height() as usize, grid.width() as usize);
-    let maps = Array3::from_shape_vec(shape, data).map_err(|_| WavefrontError::TooLarge {
-        what: "distance map shape",
-        bytes,
-        limit: usize::MAX as u128,
+    let maps = Array3::from_shape_vec(shape, data).map_err(|e| WavefrontError::Internal {
+        reason: format!("distance map shape {shape:?}: {e}"),
     })?;
     Ok(DistanceMaps {
         maps: Arc::new(maps),
@@ -240,18 +246,15 @@ impl OpenBits {
         }
     }
 
-    /// Writes [`UNREACHABLE`] into `out` for every real cell that is blocked or still set in
-    /// `open` (free but never reached); every other entry is left as the search wrote it.
+    /// Writes [`UNREACHABLE`] for every real cell that is blocked or still in `open` (free but
+    /// never reached), leaving every other entry of `out` as the search wrote it.
     fn mark_unreached(&self, open: &[u64], width: usize, out: &mut [u32]) {
         let pitch = self.interior.len();
+        let height = out.len() / width.max(1);
         let rows = open.chunks_exact(pitch).zip(self.words.chunks_exact(pitch));
-        for (r, (open_row, free_row)) in rows.enumerate().skip(1) {
-            for (w, ((&o, &f), &inside)) in open_row
-                .iter()
-                .zip(free_row)
-                .zip(&self.interior)
-                .enumerate()
-            {
+        for (r, (open_row, free_row)) in rows.enumerate().skip(1).take(height) {
+            let words = open_row.iter().zip(free_row).zip(&self.interior);
+            for (w, ((&o, &f), &inside)) in words.enumerate() {
                 let mut rest = (o | !f) & inside;
                 while rest != 0 {
                     let b = rest.trailing_zeros() as usize;
@@ -263,72 +266,152 @@ impl OpenBits {
     }
 }
 
-/// Per-thread state of the queue kernel, reused across goals.
-struct QueueScratch {
+/// Bit-index arithmetic shared by every lane of one grid.
+#[derive(Clone, Copy)]
+struct Geometry {
+    shift: u32,
+    pitch_bits: usize,
+    col_mask: usize,
+    width: usize,
+}
+
+impl Geometry {
+    fn new(template: &OpenBits, grid: &Grid) -> Geometry {
+        let pitch_bits = 1usize << template.shift;
+        Geometry {
+            shift: template.shift,
+            pitch_bits,
+            col_mask: pitch_bits - 1,
+            width: grid.width() as usize,
+        }
+    }
+
+    /// The output index of bit index `p` (stored row r, column c is grid cell (c-1, r-1)).
+    #[inline(always)]
+    fn out_index(self, p: usize) -> usize {
+        ((p >> self.shift) - 1) * self.width + (p & self.col_mask) - 1
+    }
+}
+
+/// One breadth-first search of the queue kernel in progress; reused across goals.
+///
+/// The loop body is latency-bound (a cell's neighbour words are usually the words the
+/// previous cell just wrote), so a thread runs two lanes for two goals in lock step and the
+/// processor overlaps their independent chains.
+struct Lane {
     open: Vec<u64>,
     /// Ring buffer of bit indices; only the frontier's span is live, so it stays cache-sized.
     ring: Vec<u32>,
+    head: usize,
+    tail: usize,
+    level_end: usize,
+    t: u32,
 }
 
-impl QueueScratch {
-    fn new() -> QueueScratch {
-        QueueScratch {
+impl Lane {
+    fn new() -> Lane {
+        Lane {
             open: Vec::new(),
             ring: vec![0; 1 << 12],
+            head: 0,
+            tail: 0,
+            level_end: 0,
+            t: 0,
         }
     }
 
-    fn run(&mut self, template: &OpenBits, grid: &Grid, goal: Cell, out: &mut [u32]) {
+    fn start(&mut self, template: &OpenBits, geo: Geometry, goal: Cell) {
         self.open.clear();
         self.open.extend_from_slice(&template.words);
-        // `out` arrives zeroed (the goal's 0 is already there); reached cells are written
-        // once below, the rest once by `mark_unreached`.
-        let shift = template.shift;
-        let pitch_bits = 1usize << shift;
-        let col_mask = pitch_bits - 1;
-        let width = grid.width() as usize;
-        let g = ((goal.y as usize + 1) << shift) | (goal.x as usize + 1);
+        // `out` arrives zeroed; reached cells get their distance from `expand_one`, the
+        // others UNREACHABLE from `finish`: each entry is written once.
+        let g = ((goal.y as usize + 1) << geo.shift) | (goal.x as usize + 1);
         self.open[g >> 6] &= !(1u64 << (g & 63));
         self.ring[0] = g as u32;
-        let open = &mut self.open[..];
-        let (mut head, mut tail, mut t) = (0usize, 1usize, 0u32);
-        while head < tail {
-            // Each pop adds at most three net entries, so this level fits without regrowing.
-            let level = tail - head;
-            if 4 * level + 4 > self.ring.len() {
-                grow_ring(&mut self.ring, head, tail, 4 * level + 4);
-            }
-            let mask = self.ring.len() - 1;
-            let ring = &mut self.ring[..];
-            let level_end = tail;
-            while head < level_end {
-                let p = ring[head & mask] as usize;
-                head += 1;
-                // Stored row r, column c is grid cell (c - 1, r - 1).
-                out[((p >> shift) - 1) * width + (p & col_mask) - 1] = t;
-                let b = p & 63;
-                if b.wrapping_sub(1) < 62 {
-                    // Both horizontal neighbours share p's word: one read-modify-write for
-                    // two, so the second does not wait on the first's store.
-                    let word = &mut open[p >> 6];
-                    let pair = 0b101u64 << (b - 1);
-                    let fresh = *word & pair;
-                    *word &= !pair;
-                    ring[tail & mask] = (p - 1) as u32;
-                    tail += usize::from(fresh >> (b - 1) & 1 != 0);
-                    ring[tail & mask] = (p + 1) as u32;
-                    tail += usize::from(fresh >> (b + 1) & 1 != 0);
-                } else {
-                    claim(open, ring, mask, &mut tail, p - 1);
-                    claim(open, ring, mask, &mut tail, p + 1);
-                }
-                claim(open, ring, mask, &mut tail, p - pitch_bits);
-                claim(open, ring, mask, &mut tail, p + pitch_bits);
-            }
-            t += 1;
-        }
-        template.mark_unreached(&self.open, width, out);
+        (self.head, self.tail, self.level_end, self.t) = (0, 1, 0, 0);
     }
+
+    fn busy(&self) -> bool {
+        self.head < self.tail
+    }
+
+    fn finish(&self, template: &OpenBits, geo: Geometry, out: &mut [u32]) {
+        template.mark_unreached(&self.open, geo.width, out);
+    }
+
+    /// Dequeues one cell, writes its distance and enqueues its fresh neighbours.
+    #[inline(always)]
+    fn expand_one(&mut self, geo: Geometry, out: &mut [u32]) {
+        if self.head == self.level_end {
+            if self.head > 0 {
+                self.t += 1;
+            }
+            self.level_end = self.tail;
+            // Each pop adds at most three net entries, so a level fits without regrowing.
+            let need = 4 * (self.tail - self.head) + 4;
+            if need > self.ring.len() {
+                grow_ring(&mut self.ring, self.head, self.tail, need);
+            }
+        }
+        let mask = self.ring.len() - 1;
+        let (open, ring) = (&mut self.open[..], &mut self.ring[..]);
+        let mut tail = self.tail;
+        let p = ring[self.head & mask] as usize;
+        self.head += 1;
+        out[geo.out_index(p)] = self.t;
+        let b = p & 63;
+        if b.wrapping_sub(1) < 62 {
+            // Both horizontal neighbours share p's word: one read-modify-write for two, so
+            // the second does not wait on the first's store.
+            let word = &mut open[p >> 6];
+            let pair = 0b101u64 << (b - 1);
+            let fresh = *word & pair;
+            *word &= !pair;
+            ring[tail & mask] = (p - 1) as u32;
+            tail += usize::from(fresh >> (b - 1) & 1 != 0);
+            ring[tail & mask] = (p + 1) as u32;
+            tail += usize::from(fresh >> (b + 1) & 1 != 0);
+        } else {
+            claim(open, ring, mask, &mut tail, p - 1);
+            claim(open, ring, mask, &mut tail, p + 1);
+        }
+        claim(open, ring, mask, &mut tail, p - geo.pitch_bits);
+        claim(open, ring, mask, &mut tail, p + geo.pitch_bits);
+        self.tail = tail;
+    }
+}
+
+/// Fills the maps of up to two goals (`out` holds one map per goal), interleaving them.
+fn queue_bfs(
+    lanes: &mut (Lane, Lane),
+    template: &OpenBits,
+    geo: Geometry,
+    goals: &[Cell],
+    out: &mut [u32],
+) {
+    let cells = out.len() / goals.len().max(1);
+    let (out_a, out_b) = out.split_at_mut(cells.min(out.len()));
+    let (a, b) = (&mut lanes.0, &mut lanes.1);
+    match *goals {
+        [ga, gb] => {
+            a.start(template, geo, ga);
+            b.start(template, geo, gb);
+            while a.busy() && b.busy() {
+                a.expand_one(geo, out_a);
+                b.expand_one(geo, out_b);
+            }
+            while b.busy() {
+                b.expand_one(geo, out_b);
+            }
+            b.finish(template, geo, out_b);
+        }
+        [ga] => a.start(template, geo, ga),
+        _ => return,
+    }
+    while a.busy() {
+        a.expand_one(geo, out_a);
+    }
+    a.finish(template, geo, out_a);
 }
 
 /// Marks bit `n` reached and enqueues it if it was open, without a branch: the store always

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use cuplan_grid::{Cell, GridError};
+use cuplan_grid::GridError;
 use cuplan_reservations::ReservationError;
 
 use crate::Backend;
@@ -117,10 +117,10 @@ pub enum WavefrontError {
         /// What does not fit.
         reason: String,
     },
-    /// A cell given to a search that is not on the grid (used where no endpoint applies).
-    #[error("cell {cell} is not a free cell of the grid")]
-    BadCell {
-        /// The cell.
-        cell: Cell,
+    /// An internal inconsistency: a bug in this crate, reported instead of a panic.
+    #[error("internal error (please report): {reason}")]
+    Internal {
+        /// What went wrong.
+        reason: String,
     },
 }

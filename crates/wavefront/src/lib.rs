@@ -1,5 +1,5 @@
 //! Frontier-parallel searches on 4-connected grids with unit moves: batched distance maps,
-//! batched optimal paths and (phase 2) the constrained space-time search of MAPF.
+//! batched optimal paths, and the constrained space-time search of MAPF.
 //!
 //! **Job**: on a unit-cost grid the set of states at cost `t` is exactly the `t`-th wavefront,
 //! so expanding a whole frontier per sweep visits states in the same optimal order a serial
@@ -9,17 +9,32 @@
 //! **Main items**
 //! - [`distance_maps`] → [`DistanceMaps`]: exact cost-to-go tables, `n × height × width` of
 //!   `u32` ([`UNREACHABLE`] where no path exists), shared cheaply behind an `Arc`; they double
-//!   as the perfect heuristic other solvers (MAPF) reuse.
+//!   as the perfect heuristic other solvers (MAPF) reuse. Two CPU kernels ([`CpuKernel`]): a
+//!   branch-free queue BFS (default, faster in `benches/distance.rs`) and a bit-packed
+//!   frontier dilated by word shifts.
 //! - [`batched_astar`] → `Vec<Option<GridPath>>`: optimal paths by gradient descent on the
 //!   maps, O(path length) per query; queries sharing a goal share a map.
+//! - [`space_time_astar`] / [`space_time_search`] (with a [`SpaceTimeQuery`]: heuristic map,
+//!   deadline, minimum arrival) → [`SpaceTimeResult`]: minimal-time paths among the
+//!   reservations of a [`ReservationTable`](cuplan_reservations::ReservationTable) and the
+//!   constraints of a [`Constraints`](cuplan_reservations::Constraints) set; one masked
+//!   bit-plane dilation (4 moves + wait) per timestep, the path recovered backwards through
+//!   the stored planes. Waits are legal, swaps are ruled out, and the agent settles on its
+//!   goal only after the last vertex reservation there (so it can wait forever).
 //! - [`Backend`]: `Auto` (CUDA when built and available, else CPU), `Cpu`, `Cuda` (an error,
 //!   never a silent fallback, when CUDA cannot run).
 //!
-//! **Invariants**: every returned path is legal (4-adjacent free cells) and cost-optimal;
-//! bad input is an `Err` naming the offending index, a failed search is `None`.
+//! **Invariants**: every returned path is legal and optimal (cost-optimal for batched paths,
+//! minimal arrival time within the horizon for space-time paths); bad input is an `Err`
+//! naming the offending index or endpoint, a failed search is `None` or a
+//! [`SpaceTimeResult`] variant (`HorizonExceeded` and `Unreachable` kept distinct).
 //!
-//! **Tests** live in `crates/wavefront/tests/` (property tests against an independent BFS,
-//! conformance on `../shared/data/mapf`), benchmarks in `crates/wavefront/benches/`.
+//! **Tests** live in `crates/wavefront/tests/`: property tests against an independent plain
+//! BFS (`distance.rs`) and an independent `(cell, t)` BFS over a plain model of the
+//! reservations (`spacetime.rs`), and the MAPF benchmark maps of `../shared/data/mapf`
+//! (`mapf_data.rs`: every map and scen, and conflict-free prioritized plans). Benchmarks:
+//! `benches/distance.rs`, `benches/spacetime.rs`; numbers in `BENCHMARKS.md` beside this
+//! crate.
 //!
 //! ```
 //! use cuplan_grid::{Cell, Grid};
@@ -41,6 +56,7 @@ mod backend;
 mod batched;
 mod distance;
 mod error;
+mod spacetime;
 
 pub use backend::Backend;
 pub use batched::{GridPath, batched_astar};
@@ -49,3 +65,7 @@ pub use distance::{
     distance_maps_with,
 };
 pub use error::{Endpoint, WavefrontError};
+pub use spacetime::{
+    DEFAULT_MAX_SEARCH_BYTES, Heuristic, SpaceTimeQuery, SpaceTimeResult, TimedPath,
+    space_time_astar, space_time_search,
+};

@@ -7,6 +7,7 @@
 //! 50 µs are timed three times and the median kept.
 
 mod batch;
+mod mapf;
 mod measure;
 mod oracle;
 mod peer;
@@ -30,12 +31,14 @@ pub(crate) enum Suite {
     Grid,
     /// Distance maps / batched A* (4-connected wavefront).
     Batch,
+    /// MAPF solvers on the MAPF benchmark (`--data` = the folder with `maps/`, `scen-random/`).
+    Mapf,
 }
 
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The suite: grid (default) or batch.
+    /// The suite: grid (default), batch or mapf.
     #[arg(value_enum, default_value_t = Suite::Grid)]
     suite: Suite,
     /// Moving AI `.map` + `.map.scen` files, grouped by sub-folder as families
@@ -48,6 +51,10 @@ pub(crate) struct Args {
     /// Use every N-th query only.
     #[arg(long, default_value_t = 1)]
     every: usize,
+    /// With --data: about N queries per map, every k-th with k = queries / N + 1 (the sampling
+    /// of `../shared/notes/jps-targets.md`). Overrides --every.
+    #[arg(long, value_name = "N")]
+    per_map: Option<usize>,
     /// Threads answering queries (1 gives the cleanest per-query times).
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -73,6 +80,15 @@ pub(crate) struct Args {
     /// Batch suite: sides of the generated square maps.
     #[arg(long, value_delimiter = ',', default_value = "64,256,1024")]
     batch_sizes: Vec<u32>,
+    /// MAPF suite: solvers to run.
+    #[arg(long, value_delimiter = ',', default_value = "lacam,pp,cbs")]
+    solvers: Vec<String>,
+    /// MAPF suite: only these maps (file stems).
+    #[arg(long, value_delimiter = ',')]
+    maps: Option<Vec<String>>,
+    /// MAPF suite: seconds per solver run.
+    #[arg(long, default_value_t = 10.0)]
+    time_limit: f64,
     /// Batch suite: numbers of goals (distance maps) per run.
     #[arg(long, value_delimiter = ',', default_value = "1,64,1024")]
     batch_goals: Vec<usize>,
@@ -82,6 +98,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     match args.suite {
         Suite::Grid => run_grid(args),
         Suite::Batch => run_batch(args),
+        Suite::Mapf => run_mapf(args),
     }
 }
 
@@ -111,10 +128,38 @@ fn run_batch(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn run_mapf(args: &Args) -> anyhow::Result<()> {
+    let solvers: Vec<cuplan::mapf::Solver> =
+        args.solvers.iter().map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}"))).collect::<anyhow::Result<_>>()?;
+    let default_data = PathBuf::from("../shared/data/mapf");
+    let data = args.data.clone().unwrap_or(default_data);
+    let limit = std::time::Duration::from_secs_f64(args.time_limit);
+    let plan = mapf::MapfPlan { data: &data, solvers: &solvers, maps: args.maps.as_deref(), time_limit: limit };
+    let mut rows = if data.join("maps").is_dir() {
+        let progress = progress_bar(args.quiet, mapf::scenarios(&plan)?.len() as u64);
+        let rows = mapf::run(&plan, &progress)?;
+        progress.finish_and_clear();
+        rows
+    } else {
+        eprintln!("mapf: no MAPF benchmark at {} (pass --data); running the generated comparison only", data.display());
+        Vec::new()
+    };
+    if solvers.contains(&cuplan::mapf::Solver::Pp) {
+        rows.push(mapf::pp_reference_row(limit)?);
+    }
+    print!("{}", mapf::table(&rows));
+    println!("published Python cuplan PP (128 agents, 64², 5 %): 0.59 s CPU, 0.289 s GPU");
+    std::fs::create_dir_all(&args.out)?;
+    let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
+    std::fs::write(args.out.join("mapf.json"), serde_json::to_string_pretty(&json)?)?;
+    mapf::success_plot(&rows, &args.out.join("mapf_success.svg"))?;
+    Ok(())
+}
+
 fn run_grid(args: &Args) -> anyhow::Result<()> {
     let engines = engines(args.algos.as_deref())?;
     let maps = match &args.data {
-        Some(dir) => suite::from_data(dir, args.every)?,
+        Some(dir) => suite::from_data(dir, args.every, args.per_map)?,
         None => {
             let mut maps = suite::generated(args.size, args.queries, args.seed)?;
             for m in &mut maps {

@@ -109,7 +109,7 @@ pub(crate) fn generated_map(
 }
 
 /// Every `X.map` with an `X.map.scen` beside it under `dir`, the family being the sub-folder.
-pub(crate) fn from_data(dir: &Path, every: usize) -> anyhow::Result<Vec<BenchMap>> {
+pub(crate) fn from_data(dir: &Path, every: usize, per_map: Option<usize>) -> anyhow::Result<Vec<BenchMap>> {
     let mut scens = Vec::new();
     collect_scens(dir, &mut scens)?;
     scens.sort();
@@ -132,10 +132,11 @@ pub(crate) fn from_data(dir: &Path, every: usize) -> anyhow::Result<Vec<BenchMap
         let name = map_path
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let step = per_map.map_or(every.max(1), |n| scen.entries.len() / n.max(1) + 1);
         let queries = scen
             .entries
             .into_iter()
-            .step_by(every.max(1))
+            .step_by(step)
             .map(|e| Query {
                 start: e.start,
                 goal: e.goal,

@@ -8,7 +8,7 @@ use criterion::Throughput;
 use criterion::measurement::{Measurement, ValueFormatter};
 
 /// Process CPU time (`CLOCK_PROCESS_CPUTIME_ID`): all threads' on-CPU time.
-pub struct CpuTime;
+pub(crate) struct CpuTime;
 
 fn now() -> Duration {
     let mut ts = libc::timespec {
@@ -73,7 +73,6 @@ impl ValueFormatter for CpuFormatter {
             | Throughput::Bytes(n)
             | Throughput::BytesDecimal(n)
             | Throughput::Bits(n) => n.max(1) as f64,
-            _ => 1.0,
         };
         values.iter_mut().for_each(|v| *v /= per);
         "ns cpu/elem"

@@ -68,3 +68,13 @@ pub fn data_dir() -> Option<std::path::PathBuf> {
         std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"));
     dir.is_dir().then_some(dir)
 }
+
+/// Small random grids for space-time searches (the plain oracle is exponential in nothing,
+/// but its state space is cells × horizon).
+pub fn arb_grid_small() -> impl Strategy<Value = Grid> {
+    (1usize..13, 1usize..10, 0.0f64..0.4).prop_flat_map(|(w, h, density)| {
+        proptest::collection::vec(proptest::bool::weighted(1.0 - density), w * h).prop_map(
+            move |free| Grid::from_array(&Array2::from_shape_vec((h, w), free).unwrap()).unwrap(),
+        )
+    })
+}

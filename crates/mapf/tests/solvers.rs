@@ -1,0 +1,157 @@
+//! Every solver on random small instances (proptest) and on the shared MAPF benchmark:
+//! solutions validate, CBS matches the exhaustive joint-space optimum, LaCAM reports
+//! "no solution" exactly when the oracle does, runs are deterministic and time limits hold.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cuplan_grid::{Cell, Grid};
+use cuplan_mapf::{Instance, PriorityOrder, SolveOutcome, Solver, SolverConfig, solve};
+use proptest::prelude::*;
+
+fn config(seconds: u64) -> SolverConfig {
+    SolverConfig { time_limit: Duration::from_secs(seconds), ..SolverConfig::default() }
+}
+
+fn solved(instance: &Instance, solver: Solver, cfg: &SolverConfig) -> Option<cuplan_mapf::Solution> {
+    match solve(instance, solver, cfg).unwrap() {
+        SolveOutcome::Solved(s) => {
+            if let Err(v) = s.validate(instance) {
+                panic!("{solver} returned an invalid solution: {v}");
+            }
+            assert!(s.soc() >= instance.lower_bound());
+            for (path, goal) in s.paths.iter().zip(instance.goals()) {
+                assert_eq!(path.last(), Some(goal));
+                assert_eq!(cuplan_mapf::Solution::agent_cost(path) as usize, path.len() - 1, "path not trimmed");
+            }
+            Some(s)
+        }
+        SolveOutcome::NoSolution(why) => {
+            assert!(!why.is_empty());
+            None
+        }
+        SolveOutcome::TimedOut => panic!("{solver} timed out on a tiny instance"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// Tiny grids with 2-3 agents: CBS is optimal, LaCAM is complete, PP is valid when it
+    /// succeeds.
+    #[test]
+    fn cbs_optimal_lacam_complete_on_tiny_instances(
+        seed in any::<u64>(), w in 2u32..6, h in 2u32..5, agents in 2usize..4, density in 0u64..30,
+    ) {
+        let Some(inst) = common::random_instance(w, h, density, agents, seed) else { return Ok(()) };
+        let optimum = common::optimal_soc(&inst);
+        let lacam = solved(&inst, Solver::Lacam, &config(20));
+        prop_assert_eq!(lacam.is_some(), optimum.is_some());
+        if let Some(opt) = optimum {
+            let cbs = solved(&inst, Solver::Cbs, &config(20));
+            prop_assert_eq!(cbs.map(|s| s.soc()), Some(opt));
+            prop_assert!(lacam.unwrap().soc() >= opt);
+        }
+        if let Some(pp) = solved(&inst, Solver::Pp, &config(20)) {
+            prop_assert!(optimum.is_some_and(|o| pp.soc() >= o));
+        }
+    }
+
+    /// Denser random instances: every solver's answer validates; PP under every order.
+    #[test]
+    fn solutions_validate_on_random_instances(seed in any::<u64>(), agents in 2usize..16, density in 0u64..25) {
+        let Some(inst) = common::random_instance(10, 8, density, agents, seed) else { return Ok(()) };
+        let lacam = solved(&inst, Solver::Lacam, &config(20));
+        if lacam.is_some() {
+            solved(&inst, Solver::Cbs, &config(20));
+        }
+        for priority in PriorityOrder::ALL {
+            let cfg = SolverConfig { priority, seed, ..config(20) };
+            if solved(&inst, Solver::Pp, &cfg).is_some() {
+                prop_assert!(lacam.is_some());
+            }
+        }
+    }
+}
+
+#[test]
+fn reports_unsolvable_instances() {
+    // Two agents swapping ends of a corridor: impossible.
+    let grid = Arc::new(Grid::from_ascii("...\n").unwrap());
+    let inst = Instance::new(grid, vec![Cell::new(0, 0), Cell::new(2, 0)], vec![Cell::new(2, 0), Cell::new(0, 0)]).unwrap();
+    assert_eq!(common::optimal_soc(&inst), None);
+    assert!(matches!(solve(&inst, Solver::Lacam, &config(5)).unwrap(), SolveOutcome::NoSolution(_)));
+    assert!(matches!(solve(&inst, Solver::Pp, &config(5)).unwrap(), SolveOutcome::NoSolution(_)));
+    let cbs = solve(&inst, Solver::Cbs, &SolverConfig { time_limit: Duration::from_millis(300), ..config(0) }).unwrap();
+    assert!(matches!(cbs, SolveOutcome::TimedOut | SolveOutcome::NoSolution(_)));
+}
+
+#[test]
+fn pp_reports_which_agent_failed() {
+    // Agent 0 (planned first, given order) parks on the corridor cell agent 1 must cross.
+    let grid = Arc::new(Grid::from_ascii("....\n").unwrap());
+    let inst = Instance::new(grid, vec![Cell::new(1, 0), Cell::new(0, 0)], vec![Cell::new(2, 0), Cell::new(3, 0)]).unwrap();
+    let cfg = SolverConfig { priority: PriorityOrder::Given, ..config(5) };
+    match solve(&inst, Solver::Pp, &cfg).unwrap() {
+        SolveOutcome::NoSolution(why) => assert!(why.contains("agent 1"), "{why}"),
+        other => panic!("expected a PP failure, got {other:?}"),
+    }
+    // The other order succeeds... no: agent 1 still cannot pass agent 0. LaCAM finds the plan.
+    let s = solved(&inst, Solver::Lacam, &config(5)).unwrap();
+    assert_eq!(s.soc(), common::optimal_soc(&inst).unwrap().max(s.soc()));
+}
+
+#[test]
+fn deterministic_for_a_seed() {
+    let inst = (0..).find_map(|seed| common::random_instance(12, 12, 15, 30, seed)).unwrap();
+    for solver in Solver::ALL {
+        let cfg = SolverConfig { seed: 7, priority: PriorityOrder::Random, ..config(20) };
+        let a = solve(&inst, solver, &cfg).unwrap();
+        let b = solve(&inst, solver, &cfg).unwrap();
+        assert_eq!(a, b, "{solver}");
+    }
+}
+
+#[test]
+fn time_limits_hold_on_a_hard_instance() {
+    // 300 agents on a 30x30 map: CBS cannot finish in 200 ms.
+    let inst = (0..).find_map(|seed| common::random_instance(30, 30, 10, 300, seed)).unwrap();
+    let limit = Duration::from_millis(200);
+    let clock = Instant::now();
+    let outcome = solve(&inst, Solver::Cbs, &SolverConfig { time_limit: limit, ..config(0) }).unwrap();
+    assert_eq!(outcome, SolveOutcome::TimedOut);
+    assert!(clock.elapsed() < limit + Duration::from_millis(500), "{:?}", clock.elapsed());
+    let zero = SolverConfig { time_limit: Duration::ZERO, ..config(0) };
+    for solver in Solver::ALL {
+        assert_eq!(solve(&inst, solver, &zero).unwrap(), SolveOutcome::TimedOut, "{solver}");
+    }
+}
+
+/// (map, scen, agents for LaCAM and PP, agents for CBS or 0)
+const SHARED: &[(&str, &str, usize, usize)] = &[
+    ("random-32-32-10", "scen-random/random-32-32-10-random-1.scen", 150, 30),
+    ("random-32-32-20", "scen-even/random-32-32-20-even-1.scen", 100, 15),
+    ("room-32-32-4", "scen-random/room-32-32-4-random-1.scen", 100, 10),
+    ("maze-32-32-2", "scen-random/maze-32-32-2-random-1.scen", 60, 8),
+    ("empty-8-8", "scen-even/empty-8-8-even-1.scen", 32, 10),
+    ("warehouse-10-20-10-2-1", "scen-random/warehouse-10-20-10-2-1-random-1.scen", 300, 0),
+    ("den312d", "scen-random/den312d-random-1.scen", 200, 0),
+    ("ost003d", "scen-even/ost003d-even-1.scen", 200, 0),
+];
+
+#[test]
+fn shared_mapf_benchmark_solutions_validate() {
+    let Some(dir) = common::mapf_data() else { return };
+    for &(map, scen, k, k_cbs) in SHARED {
+        let map_path = dir.join("maps").join(format!("{map}.map"));
+        let inst = Instance::from_moving_ai(&map_path, dir.join(scen), k).unwrap();
+        assert!(solved(&inst, Solver::Lacam, &config(60)).is_some(), "lacam failed on {map}");
+        let _ = solved(&inst, Solver::Pp, &config(60));
+        if k_cbs > 0 {
+            let small = Instance::from_moving_ai(&map_path, dir.join(scen), k_cbs).unwrap();
+            assert!(solved(&small, Solver::Cbs, &config(60)).is_some(), "cbs failed on {map}");
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! The `extern "ptx-kernel"` entry points: index arithmetic, barriers and loops around the
+//! bodies of [`crate::body`]. Compiled only for `nvptx64`.
+//!
+//! Each kernel takes one launch struct by value (a `.param` aggregate in PTX); its safety
+//! contract is the struct's size contract plus the launch shape stated on the kernel.
+
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
+
+use crate::body;
+use crate::launch::{DistanceLaunch, ReserveLaunch, SpaceTimeLaunch};
+
+/// Thread index inside the block and block size, as `u32` (never negative).
+#[inline(always)]
+fn block_thread() -> (u32, u32) {
+    // SAFETY: the special registers are always readable.
+    unsafe { (_thread_idx_x() as u32, _block_dim_x() as u32) }
+}
+
+/// Global thread index and grid-wide thread count of a one-dimensional launch.
+#[inline(always)]
+fn grid_thread() -> (u32, u32) {
+    // SAFETY: the special registers are always readable.
+    unsafe {
+        let (tid, dim) = block_thread();
+        let block = _block_idx_x() as u32;
+        (block.wrapping_mul(dim).wrapping_add(tid), (_grid_dim_x() as u32).wrapping_mul(dim))
+    }
+}
+
+/// Sets up every goal's search. Launch: one block per goal (`grid.x = goal_count`), any block
+/// size; the threads of a block stride over the goal's words and cells.
+///
+/// # Safety
+/// `p` satisfies [`DistanceLaunch`]'s size contract, `frontier` and `last_level` zeroed.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distance_init(p: DistanceLaunch) {
+    // SAFETY: block index < goal_count is checked; the contract is the caller's.
+    let goal = unsafe { _block_idx_x() } as u32;
+    if goal >= p.goal_count {
+        return;
+    }
+    let (thread, threads) = block_thread();
+    unsafe { body::distance_init(&p, goal, thread, threads) }
+}
+
+/// Runs levels `first_level ..= final_level` of every goal's search, stopping a goal early
+/// when a level reaches nothing new. Launch: one block per goal, any block size; the block
+/// synchronises with a barrier between levels (the frontier stays in device memory, which the
+/// barrier makes visible inside the block), so no host round trip happens per level.
+///
+/// # Safety
+/// `p` satisfies [`DistanceLaunch`]'s contract, `distance_init` ran on it, and the previous
+/// launch (if any) ended at `first_level − 1`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distance_levels(p: DistanceLaunch) {
+    // SAFETY: block index < goal_count is checked; the rest is the caller's contract.
+    let goal = unsafe { _block_idx_x() } as u32;
+    if goal >= p.goal_count || unsafe { body::distance_finished_before(&p, goal, p.first_level) } {
+        return;
+    }
+    let (thread, threads) = block_thread();
+    let mut t = p.first_level;
+    while t <= p.final_level && t != 0 {
+        unsafe {
+            body::distance_level(&p, goal, thread, threads, t);
+            // Every thread of the block takes the same branch below: the flag read happens
+            // after the barrier and only grows, so all see "went on" or all see "stopped".
+            _syncthreads();
+            if !body::distance_goes_on(&p, goal, t) {
+                return;
+            }
+        }
+        t = t.wrapping_add(1);
+    }
+}
+
+/// One timestep of the space-time search. Launch: one-dimensional, any shape; threads stride
+/// over the plane's words grid-wide.
+///
+/// # Safety
+/// `p` satisfies [`SpaceTimeLaunch`]'s contract and timestep `p.t − 1` is complete (it was
+/// computed by an earlier launch on the same stream, or is plane 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn space_time_step(p: SpaceTimeLaunch) {
+    let (thread, threads) = grid_thread();
+    unsafe { body::space_time(&p, thread, threads) }
+}
+
+/// Applies a batch of reservation updates. Launch: one-dimensional, at least `count` threads.
+///
+/// # Safety
+/// `p` satisfies [`ReserveLaunch`]'s contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn reserve_words(p: ReserveLaunch) {
+    let (thread, _) = grid_thread();
+    unsafe { body::reserve(&p, thread) }
+}

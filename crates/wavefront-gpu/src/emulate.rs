@@ -1,0 +1,209 @@
+//! The kernels run on the host: every thread's body in turn, barrier by barrier.
+//!
+//! This is exact, not an approximation: within one phase (between two barriers) no body
+//! reads a word that another thread writes (see `cuplan_wavefront_kernels::body`), so a
+//! sequential order gives the parallel result. It is the reference the GPU is compared with
+//! and the code path the host tests cover; it is not meant to be fast.
+
+use cuplan_grid::{Cell, Grid};
+use cuplan_wavefront_kernels::body;
+use cuplan_wavefront_kernels::launch::{DistanceLaunch, ReserveLaunch, SpaceTimeLaunch};
+use cuplan_wavefront_kernels::word::DIRECTIONS;
+
+use crate::layout::{cell_index, dims, free_plane, word_bit};
+use crate::spacetime::{Ledger, prepare};
+use crate::{DistanceConfig, GpuError, SpaceTimePath};
+
+/// [`Device::distance_maps`](crate::Device::distance_maps) on the host with `threads` threads
+/// per (emulated) block and the default launch chunking.
+pub fn distance_maps(grid: &Grid, goals: &[Cell], threads: u32) -> Result<Vec<u32>, GpuError> {
+    distance_maps_with(
+        grid,
+        goals,
+        &DistanceConfig {
+            threads_per_block: threads,
+            ..DistanceConfig::default()
+        },
+    )
+}
+
+/// [`distance_maps`] with explicit block size and levels per launch (the host checks for
+/// termination between launches exactly as the device path does).
+pub fn distance_maps_with(
+    grid: &Grid,
+    goals: &[Cell],
+    config: &DistanceConfig,
+) -> Result<Vec<u32>, GpuError> {
+    for (index, &goal) in goals.iter().enumerate() {
+        grid.check_free(goal).map_err(|source| GpuError::BadCell {
+            what: "goal",
+            index,
+            source,
+        })?;
+    }
+    let dims = dims(grid)?;
+    let cells = dims.cells() as usize;
+    if goals.is_empty() || cells == 0 {
+        return Ok(Vec::new());
+    }
+    let n = goals.len();
+    let words = dims.plane_words() as usize;
+    let free = free_plane(grid);
+    let goal_cells: Vec<u32> = goals.iter().map(|&g| cell_index(&dims, g) as u32).collect();
+    let mut remaining = vec![0u64; n * words];
+    let mut frontier = vec![0u64; 2 * n * words];
+    let mut dist = vec![0u32; n * cells];
+    let mut last_level = vec![0u32; n];
+    let mut launch = DistanceLaunch {
+        free: free.as_ptr(),
+        goals: goal_cells.as_ptr(),
+        remaining: remaining.as_mut_ptr(),
+        frontier: frontier.as_mut_ptr(),
+        dist: dist.as_mut_ptr(),
+        last_level: last_level.as_mut_ptr(),
+        dims,
+        goal_count: n as u32,
+        first_level: 1,
+        final_level: 0,
+    };
+    let threads = config.threads_per_block.max(1);
+    for goal in 0..n as u32 {
+        for thread in 0..threads {
+            // SAFETY: the buffers have the sizes DistanceLaunch documents and outlive `launch`.
+            unsafe { body::distance_init(&launch, goal, thread, threads) };
+        }
+    }
+    let max_level = dims.cells();
+    let step = config.levels_per_launch.max(1);
+    let mut first = 1u32;
+    while first <= max_level {
+        launch.first_level = first;
+        launch.final_level = first.saturating_add(step - 1).min(max_level);
+        for goal in 0..n as u32 {
+            // SAFETY: as above; this mirrors the `distance_levels` kernel block by block.
+            unsafe { emulate_levels_block(&launch, goal, threads) };
+        }
+        // SAFETY: last_level is alive and no emulated thread runs now.
+        let levels = unsafe { std::slice::from_raw_parts(launch.last_level, n) };
+        if levels.iter().all(|&l| l < launch.final_level) {
+            break;
+        }
+        first = launch.final_level + 1;
+    }
+    Ok(dist)
+}
+
+/// One block of the `distance_levels` kernel: the same control flow, the barrier being the
+/// end of the loop over threads.
+///
+/// # Safety
+/// `p` satisfies the contract of [`DistanceLaunch`] with host pointers.
+unsafe fn emulate_levels_block(p: &DistanceLaunch, goal: u32, threads: u32) {
+    unsafe {
+        if body::distance_finished_before(p, goal, p.first_level) {
+            return;
+        }
+        let mut t = p.first_level;
+        while t <= p.final_level && t != 0 {
+            for thread in 0..threads {
+                body::distance_level(p, goal, thread, threads, t);
+            }
+            if !body::distance_goes_on(p, goal, t) {
+                return;
+            }
+            t = t.wrapping_add(1);
+        }
+    }
+}
+
+/// [`DeviceReservations`](crate::DeviceReservations) on the host: the same planes in host
+/// memory, updated and searched by the same kernel bodies.
+#[derive(Debug, Clone)]
+pub struct HostReservations {
+    grid: Grid,
+    ledger: Ledger,
+    free: Vec<u64>,
+    vertex: Vec<u64>,
+    edges: Vec<u64>,
+    reach: Vec<u64>,
+    threads: u32,
+}
+
+impl HostReservations {
+    /// An empty table for `grid` and timesteps `0..=horizon`; `threads` emulated threads.
+    pub fn new(grid: &Grid, horizon: u32, threads: u32) -> Result<HostReservations, GpuError> {
+        let ledger = Ledger::new(grid, horizon)?;
+        let words = ledger.plane_words();
+        let planes = horizon as usize + 1;
+        Ok(HostReservations {
+            free: free_plane(grid),
+            vertex: vec![0; planes * words],
+            edges: vec![0; planes * DIRECTIONS as usize * words],
+            reach: vec![0; planes * words],
+            grid: grid.clone(),
+            ledger,
+            threads: threads.max(1),
+        })
+    }
+
+    /// See [`DeviceReservations::reserve_path`](crate::DeviceReservations::reserve_path).
+    pub fn reserve_path(&mut self, path: &[Cell]) -> Result<(), GpuError> {
+        let updates = self.ledger.reserve(&self.grid, path)?;
+        for (list, table) in [(&updates.vertex, &mut self.vertex), (&updates.edge, &mut self.edges)] {
+            let launch = ReserveLaunch {
+                table: table.as_mut_ptr(),
+                table_words: table.len() as u64,
+                updates: list.as_ptr(),
+                count: list.len() as u32,
+            };
+            for index in 0..launch.count {
+                // SAFETY: the pointers cover the lengths given; updates have distinct words.
+                unsafe { body::reserve(&launch, index) };
+            }
+        }
+        Ok(())
+    }
+
+    /// See [`DeviceReservations::search`](crate::DeviceReservations::search).
+    pub fn search(&mut self, start: Cell, goal: Cell) -> Result<Option<SpaceTimePath>, GpuError> {
+        if let Some(done) = prepare(&self.grid, &self.ledger, start, goal)? {
+            return Ok(done);
+        }
+        let words = self.ledger.plane_words();
+        self.reach[..words].fill(0);
+        let (w, bit) = word_bit(&self.ledger.dims, start);
+        self.reach[w] = bit;
+        let mut arrival = u32::MAX;
+        let mut launch = SpaceTimeLaunch {
+            free: self.free.as_ptr(),
+            vertex: self.vertex.as_ptr(),
+            arrived_from: self.edges.as_ptr(),
+            reach: self.reach.as_mut_ptr(),
+            arrival: &mut arrival,
+            dims: self.ledger.dims,
+            t: 0,
+            goal_x: goal.x,
+            goal_y: goal.y,
+            goal_free_after: self.ledger.goal_free_after(goal),
+        };
+        for t in 1..=self.ledger.horizon {
+            launch.t = t;
+            for thread in 0..self.threads {
+                // SAFETY: the planes cover horizon + 1 timesteps; plane t - 1 is complete.
+                unsafe { body::space_time(&launch, thread, self.threads) };
+            }
+            // SAFETY: `arrival` is only written through `launch.arrival` above.
+            if unsafe { launch.arrival.read() } != u32::MAX {
+                break;
+            }
+        }
+        if arrival == u32::MAX {
+            return Ok(None);
+        }
+        let reach = &self.reach[..(arrival as usize + 1) * words];
+        Ok(self
+            .ledger
+            .backtrack(reach, goal, arrival)
+            .map(|cells| SpaceTimePath { cells }))
+    }
+}

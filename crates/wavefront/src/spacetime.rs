@@ -1,0 +1,668 @@
+//! Space-time search: minimal-time paths among reservations, as one masked bit-plane
+//! dilation per timestep.
+//!
+//! States are `(cell, t)`; each step moves to a 4-neighbour or waits. The set `R_t` of states
+//! reachable at time `t` is a bit plane in the grid's row layout, and
+//! `R_{t+1} = (R_t ∪ ⋃_m shift_m(R_t ∖ forbid_m[t+1])) ∩ free ∖ occupied[t+1]`, all word
+//! shifts over whole rows (64 cells per instruction). Because every move costs one
+//! timestep, the first `t >= earliest settle time` with the goal in `R_t` is the optimal
+//! arrival; the path is recovered backwards through the stored planes.
+
+use std::time::Instant;
+
+use cuplan_grid::{Cell, Grid};
+use cuplan_reservations::{Constraints, Layer, Move, ReservationTable, default_horizon, plane_bit};
+
+use crate::backend::Resolved;
+use crate::error::Endpoint;
+use crate::{Backend, DistanceMaps, UNREACHABLE, WavefrontError};
+
+/// Default cap on the bytes of stored reachable sets in one search (2 GiB).
+pub const DEFAULT_MAX_SEARCH_BYTES: u128 = 2 << 30;
+
+/// A path in time: `cells[t]` is the agent's cell at time `t` (waits repeat a cell). It
+/// starts at the start at time 0 and ends on the goal, where the agent may stay forever.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TimedPath {
+    /// Cell at each time `0..=arrival()`.
+    pub cells: Vec<Cell>,
+}
+
+impl TimedPath {
+    /// Arrival time at the goal (`cells.len() - 1`).
+    pub fn arrival(&self) -> u32 {
+        self.cells.len().saturating_sub(1) as u32
+    }
+}
+
+/// Outcome of a space-time search that had valid input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpaceTimeResult {
+    /// A minimal-time path.
+    Found(TimedPath),
+    /// No path settles on the goal within the horizon (a longer horizon might find one).
+    HorizonExceeded,
+    /// No path at any horizon: the goal is not connected to the start, the start is
+    /// occupied at time 0, the goal is taken forever by a parked agent, or every state
+    /// died out under the reservations.
+    Unreachable,
+    /// The deadline passed before the search finished.
+    TimedOut,
+}
+
+impl SpaceTimeResult {
+    /// The path, if one was found.
+    pub fn path(&self) -> Option<&TimedPath> {
+        match self {
+            SpaceTimeResult::Found(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Consumes the result into its path, if one was found.
+    pub fn into_path(self) -> Option<TimedPath> {
+        match self {
+            SpaceTimeResult::Found(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// A goal's exact distance map used to prune states that cannot reach the goal in time.
+#[derive(Debug, Clone, Copy)]
+pub struct Heuristic<'a> {
+    /// The maps (built for the same grid).
+    pub maps: &'a DistanceMaps,
+    /// Which map: its goal must be the query's goal.
+    pub index: usize,
+}
+
+/// Everything a space-time search takes besides the grid; build with [`SpaceTimeQuery::new`]
+/// and the `with_*` methods.
+#[derive(Debug, Clone, Copy)]
+pub struct SpaceTimeQuery<'a> {
+    /// Cell at time 0.
+    pub start: Cell,
+    /// Cell to settle on.
+    pub goal: Cell,
+    /// Other agents' reservations.
+    pub table: Option<&'a ReservationTable>,
+    /// This agent's own constraints (CBS).
+    pub constraints: Option<&'a Constraints>,
+    /// Last time considered; default: the table's horizon, else [`default_horizon`].
+    pub horizon: Option<u32>,
+    /// Prune states `(v, t)` with `t + dist(v) > horizon`.
+    pub heuristic: Option<Heuristic<'a>>,
+    /// Give up with [`SpaceTimeResult::TimedOut`] after this instant.
+    pub deadline: Option<Instant>,
+    /// Do not arrive before this time (the path waits or wanders instead).
+    pub min_arrival: u32,
+    /// Engine.
+    pub backend: Backend,
+    /// Refuse to store more than this many bytes of reachable sets.
+    pub max_bytes: u128,
+}
+
+impl<'a> SpaceTimeQuery<'a> {
+    /// A query from `start` to `goal` with no reservations, default horizon, CPU/auto backend.
+    pub fn new(start: Cell, goal: Cell) -> SpaceTimeQuery<'a> {
+        SpaceTimeQuery {
+            start,
+            goal,
+            table: None,
+            constraints: None,
+            horizon: None,
+            heuristic: None,
+            deadline: None,
+            min_arrival: 0,
+            backend: Backend::Auto,
+            max_bytes: DEFAULT_MAX_SEARCH_BYTES,
+        }
+    }
+
+    /// Honour a reservation table.
+    pub fn with_table(mut self, table: &'a ReservationTable) -> Self {
+        self.table = Some(table);
+        self
+    }
+
+    /// Honour a constraint set.
+    pub fn with_constraints(mut self, constraints: &'a Constraints) -> Self {
+        self.constraints = Some(constraints);
+        self
+    }
+
+    /// Search times `0..=horizon`.
+    pub fn with_horizon(mut self, horizon: u32) -> Self {
+        self.horizon = Some(horizon);
+        self
+    }
+
+    /// Prune with map `index` of `maps` (whose goal must be this query's goal).
+    pub fn with_heuristic(mut self, maps: &'a DistanceMaps, index: usize) -> Self {
+        self.heuristic = Some(Heuristic { maps, index });
+        self
+    }
+
+    /// Stop at `deadline`.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Arrive no earlier than `t`.
+    pub fn with_min_arrival(mut self, t: u32) -> Self {
+        self.min_arrival = t;
+        self
+    }
+
+    /// Run on `backend`.
+    pub fn with_backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+}
+
+/// A minimal-time path from `start` to `goal` honouring `table` and `constraints` within
+/// `horizon` (default: the table's, else [`default_horizon`]). Waiting is legal; the agent
+/// settles on the goal only after the last vertex reservation or constraint touching it.
+///
+/// A thin wrapper of [`space_time_search`].
+///
+/// ```
+/// use cuplan_grid::{Cell, Grid};
+/// use cuplan_reservations::ReservationTable;
+/// use cuplan_wavefront::{Backend, SpaceTimeResult, space_time_astar};
+///
+/// let grid = Grid::from_ascii("...\n.@.\n...")?;
+/// let mut table = ReservationTable::new(&grid, 20)?;
+/// // Another agent crosses (1, 0) at time 1.
+/// table.reserve_path(&[Cell::new(2, 0), Cell::new(1, 0), Cell::new(1, 0)])?;
+/// let result = space_time_astar(&grid, Cell::new(0, 0), Cell::new(2, 2), Some(&table), None, None, Backend::Cpu)?;
+/// let SpaceTimeResult::Found(path) = result else { panic!("{result:?}") };
+/// assert_eq!(path.arrival(), 4);
+/// assert!(!path.cells.contains(&Cell::new(1, 0)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn space_time_astar(
+    grid: &Grid,
+    start: Cell,
+    goal: Cell,
+    table: Option<&ReservationTable>,
+    constraints: Option<&Constraints>,
+    horizon: Option<u32>,
+    backend: Backend,
+) -> Result<SpaceTimeResult, WavefrontError> {
+    let query = SpaceTimeQuery {
+        table,
+        constraints,
+        horizon,
+        backend,
+        ..SpaceTimeQuery::new(start, goal)
+    };
+    space_time_search(grid, &query)
+}
+
+/// The space-time search with every option: the low level of prioritized planning and CBS.
+///
+/// Complete within the horizon: `Found` holds a minimal-arrival path; `HorizonExceeded`
+/// means none settles by the horizon; `Unreachable` means none exists at any horizon;
+/// `TimedOut` means the deadline passed. With a heuristic, states that cannot reach the goal
+/// by the horizon are pruned (never changing the answer within the horizon).
+///
+/// Errors: start or goal out of range or blocked, a table of another grid size, a horizon
+/// beyond the table's, a heuristic map of another goal or size, an unavailable backend, or
+/// the stored reachable sets exceeding `max_bytes`.
+pub fn space_time_search(
+    grid: &Grid,
+    query: &SpaceTimeQuery<'_>,
+) -> Result<SpaceTimeResult, WavefrontError> {
+    let horizon = validate(grid, query)?;
+    let Resolved::Cpu = query.backend.resolve()?;
+    let (start, goal) = (query.start, query.goal);
+    let table = query.table;
+    let constraints = query.constraints;
+    let vertex_taken = |cell: Cell, t: u32| {
+        table.is_some_and(|tb| tb.is_vertex_reserved(cell, t))
+            || constraints.is_some_and(|c| c.is_vertex_forbidden(cell, t))
+    };
+    if !grid.connected(start, goal)
+        || table.is_some_and(|tb| tb.parked_since(goal).is_some())
+        || vertex_taken(start, 0)
+    {
+        return Ok(SpaceTimeResult::Unreachable);
+    }
+    let settle = [
+        table.and_then(|tb| tb.last_vertex_time(goal)),
+        constraints.and_then(|c| c.last_vertex_time(goal)),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|t| t.saturating_add(1))
+    .max()
+    .unwrap_or(0)
+    .max(query.min_arrival)
+    .max(start.manhattan(goal));
+    if settle > horizon {
+        return Ok(SpaceTimeResult::HorizonExceeded);
+    }
+    let mut search = Wavefront::new(grid, query, horizon)?;
+    search.run(settle)
+}
+
+/// Checks the query against the grid; returns the horizon in force.
+fn validate(grid: &Grid, query: &SpaceTimeQuery<'_>) -> Result<u32, WavefrontError> {
+    let bad = |endpoint| move |source| WavefrontError::InvalidEndpoint { endpoint, source };
+    grid.check_free(query.start).map_err(bad(Endpoint::Start))?;
+    grid.check_free(query.goal).map_err(bad(Endpoint::Goal))?;
+    let mut horizon = query.horizon.unwrap_or_else(|| default_horizon(grid));
+    if let Some(table) = query.table {
+        let (tw, th) = table.dims();
+        if (tw, th) != (grid.width(), grid.height()) {
+            return Err(WavefrontError::TableSizeMismatch {
+                table_width: tw,
+                table_height: th,
+                width: grid.width(),
+                height: grid.height(),
+            });
+        }
+        match query.horizon {
+            None => horizon = table.horizon(),
+            Some(h) if h > table.horizon() => {
+                return Err(WavefrontError::HorizonBeyondTable {
+                    horizon: h,
+                    table: table.horizon(),
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(h) = query.heuristic {
+        let reason = if h.index >= h.maps.len() {
+            Some(format!("map {} of {}", h.index, h.maps.len()))
+        } else if h.maps.goals()[h.index] != query.goal {
+            Some(format!(
+                "map {} is for goal {}, not {}",
+                h.index,
+                h.maps.goals()[h.index],
+                query.goal
+            ))
+        } else if h.maps.dims() != (grid.height() as usize, grid.width() as usize) {
+            Some("maps were built for a grid of another size".to_string())
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            return Err(WavefrontError::BadHeuristic { reason });
+        }
+    }
+    Ok(horizon)
+}
+
+/// The state of one search: stored reachable planes and the masks that change over time.
+struct Wavefront<'q> {
+    grid: &'q Grid,
+    query: &'q SpaceTimeQuery<'q>,
+    horizon: u32,
+    height: usize,
+    stride: usize,
+    /// `R_0, R_1, ...`, each `height × stride` words.
+    planes: Vec<u64>,
+    /// Cells taken by parked agents up to the current time.
+    parked_now: Vec<u64>,
+    /// Parked agents sorted by the time they park.
+    parked: Vec<(u32, Cell)>,
+    next_parked: usize,
+    zeros: Vec<u64>,
+    pruning: Option<Pruning>,
+    /// Time after which nothing but pruning changes the masks.
+    quiet_after: u32,
+    /// First and last non-empty row of the newest plane.
+    active_rows: (usize, usize),
+}
+
+/// Heuristic pruning: `allowed` holds the cells with `dist <= horizon - t`; cells leave it
+/// in order of decreasing distance as `t` grows.
+struct Pruning {
+    allowed: Vec<u64>,
+    /// Cells by decreasing distance (only those with a distance `<= horizon`).
+    order: Vec<(u32, Cell)>,
+    next: usize,
+    pruned_any: bool,
+}
+
+impl<'q> Wavefront<'q> {
+    fn new(
+        grid: &'q Grid,
+        query: &'q SpaceTimeQuery<'q>,
+        horizon: u32,
+    ) -> Result<Wavefront<'q>, WavefrontError> {
+        let height = grid.height() as usize;
+        let stride = grid.rows().stride();
+        let words = height * stride;
+        let mut parked: Vec<(u32, Cell)> = query
+            .table
+            .map(|t| t.parked().iter().map(|&(c, s)| (s, c)).collect())
+            .unwrap_or_default();
+        parked.sort_unstable();
+        let quiet_after = [
+            query.table.and_then(ReservationTable::latest_time),
+            query.constraints.and_then(Constraints::latest_time),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+        let pruning = query
+            .heuristic
+            .map(|h| Pruning::new(h, grid, stride, horizon));
+        let mut search = Wavefront {
+            grid,
+            query,
+            horizon,
+            height,
+            stride,
+            planes: Vec::new(),
+            parked_now: vec![0; words],
+            parked,
+            next_parked: 0,
+            zeros: vec![0; words],
+            pruning,
+            quiet_after,
+            active_rows: (query.start.y as usize, query.start.y as usize),
+        };
+        search.reserve_plane()?;
+        search.planes.resize(words, 0);
+        search.advance_parked(0);
+        let (w, bit) = plane_bit(stride, query.start);
+        search.planes[w] = bit;
+        Ok(search)
+    }
+
+    fn plane_words(&self) -> usize {
+        self.height * self.stride
+    }
+
+    fn plane(&self, t: u32) -> &[u64] {
+        let n = self.plane_words();
+        &self.planes[t as usize * n..(t as usize + 1) * n]
+    }
+
+    fn reserve_plane(&mut self) -> Result<(), WavefrontError> {
+        let bytes = (self.planes.len() + self.plane_words()) as u128 * 8;
+        if bytes > self.query.max_bytes {
+            return Err(WavefrontError::TooLarge {
+                what: "space-time reachable sets",
+                bytes,
+                limit: self.query.max_bytes,
+            });
+        }
+        self.planes.reserve(self.plane_words());
+        Ok(())
+    }
+
+    /// Adds parked agents whose parking starts by `t` to `parked_now`.
+    fn advance_parked(&mut self, t: u32) {
+        while let Some(&(since, cell)) = self.parked.get(self.next_parked) {
+            if since > t {
+                break;
+            }
+            let (w, bit) = plane_bit(self.stride, cell);
+            self.parked_now[w] |= bit;
+            self.next_parked += 1;
+        }
+    }
+
+    fn run(&mut self, settle: u32) -> Result<SpaceTimeResult, WavefrontError> {
+        let goal = self.query.goal;
+        let (gw, gbit) = plane_bit(self.stride, goal);
+        let mut t = 0u32;
+        loop {
+            if t >= settle && self.plane(t)[gw] & gbit != 0 {
+                return self.recover(t).map(SpaceTimeResult::Found);
+            }
+            if t >= self.horizon {
+                return Ok(SpaceTimeResult::HorizonExceeded);
+            }
+            if t.is_multiple_of(8) && self.query.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(SpaceTimeResult::TimedOut);
+            }
+            self.reserve_plane()?;
+            let alive = self.step(t + 1);
+            t += 1;
+            let settled = t > self.quiet_after && t > settle && self.plane(t) == self.plane(t - 1);
+            if !alive || settled {
+                // Nothing changes any more (or nothing is left): the goal never appears.
+                let pruned = self.pruning.as_ref().is_some_and(|p| p.pruned_any);
+                return Ok(if pruned {
+                    SpaceTimeResult::HorizonExceeded
+                } else {
+                    SpaceTimeResult::Unreachable
+                });
+            }
+        }
+    }
+
+    /// Appends `R_t` computed from `R_{t-1}`; returns whether it is non-empty.
+    fn step(&mut self, t: u32) -> bool {
+        self.advance_parked(t);
+        if let Some(p) = self.pruning.as_mut() {
+            p.advance(self.horizon, t, self.stride);
+        }
+        let n = self.plane_words();
+        let stride = self.stride;
+        let prev_start = (t as usize - 1) * n;
+        self.planes.resize(prev_start + 2 * n, 0);
+        let (before, next) = self.planes.split_at_mut(prev_start + n);
+        let prev = &before[prev_start..];
+        let layer = self.query.table.and_then(|tb| tb.layer(t));
+        let zeros = &self.zeros[..];
+        let Layer { vertex, forbid } = layer.unwrap_or(Layer {
+            vertex: zeros,
+            forbid: [zeros; 4],
+        });
+        let [f_north, f_east, f_south, f_west] = forbid;
+        let free = self.grid.rows().words();
+        let allowed = self.pruning.as_ref().map(|p| &p.allowed[..]);
+        let mut any = 0u64;
+        let mut pruned = 0u64;
+        // Only rows next to a reachable row can become reachable.
+        let (lo, hi) = self.active_rows;
+        let (lo, hi) = (lo.saturating_sub(1), (hi + 1).min(self.height - 1));
+        let mut new_rows = (usize::MAX, 0);
+        for y in lo..=hi {
+            let r = y * stride;
+            let row = r..r + stride;
+            let masks = RowMasks {
+                // Stored row y + 1 of the grid plane is grid row y.
+                blocked: &free[r + stride..r + 2 * stride],
+                vertex: &vertex[row.clone()],
+                parked: &self.parked_now[row.clone()],
+                allowed: allowed.map(|a| &a[row.clone()]),
+            };
+            let from_above = (y > 0).then(|| (&prev[r - stride..r], &f_south[r - stride..r]));
+            let from_below = (y + 1 < self.height).then(|| {
+                (
+                    &prev[r + stride..r + 2 * stride],
+                    &f_north[r + stride..r + 2 * stride],
+                )
+            });
+            let (row_any, row_pruned) = dilate_row(
+                &mut next[row.clone()],
+                &prev[row.clone()],
+                (&f_east[row.clone()], &f_west[row]),
+                from_above,
+                from_below,
+                &masks,
+            );
+            if row_any != 0 {
+                new_rows = (new_rows.0.min(y), y);
+            }
+            any |= row_any;
+            pruned |= row_pruned;
+        }
+        self.active_rows = new_rows;
+        if let Some(p) = self.pruning.as_mut() {
+            p.pruned_any |= pruned != 0;
+        }
+        if let Some(c) = self.query.constraints.and_then(|c| c.at(t)) {
+            self.apply_constraints(t, &c.vertices, &c.edges);
+            any = self.plane(t).iter().fold(0, |a, &w| a | w);
+        }
+        any != 0
+    }
+
+    /// Removes the states of `R_t` that a vertex constraint forbids, and those only reached
+    /// through a constrained edge.
+    fn apply_constraints(&mut self, t: u32, vertices: &[Cell], edges: &[(Cell, Cell)]) {
+        let n = self.plane_words();
+        let base = t as usize * n;
+        for &cell in vertices {
+            if self.grid.contains(cell) {
+                let (w, bit) = plane_bit(self.stride, cell);
+                self.planes[base + w] &= !bit;
+            }
+        }
+        for &(_, to) in edges {
+            if !self.grid.contains(to) {
+                continue;
+            }
+            let (w, bit) = plane_bit(self.stride, to);
+            if self.planes[base + w] & bit != 0 && self.predecessor(to, t).is_none() {
+                self.planes[base + w] &= !bit;
+            }
+        }
+    }
+
+    fn contains(&self, t: u32, cell: Cell) -> bool {
+        let (w, bit) = plane_bit(self.stride, cell);
+        self.plane(t)[w] & bit != 0
+    }
+
+    /// Whether the move `from → to` arriving at `t` is allowed by edge reservations and
+    /// constraints (waits always are).
+    fn move_allowed(&self, from: Cell, to: Cell, t: u32) -> bool {
+        from == to
+            || !(self
+                .query
+                .table
+                .is_some_and(|tb| tb.is_edge_reserved(from, to, t))
+                || self
+                    .query
+                    .constraints
+                    .is_some_and(|c| c.is_edge_forbidden(from, to, t)))
+    }
+
+    /// A state of `R_{t-1}` from which `cell` at `t` is legally entered.
+    fn predecessor(&self, cell: Cell, t: u32) -> Option<Cell> {
+        std::iter::once(cell)
+            .chain(Move::ALL.iter().filter_map(|m| cell.step(m.direction())))
+            .filter(|&u| self.grid.contains(u))
+            .find(|&u| self.contains(t - 1, u) && self.move_allowed(u, cell, t))
+    }
+
+    /// Walks back from the goal at `arrival` through the stored planes.
+    fn recover(&self, arrival: u32) -> Result<TimedPath, WavefrontError> {
+        let mut cells = Vec::with_capacity(arrival as usize + 1);
+        let mut cur = self.query.goal;
+        cells.push(cur);
+        for t in (1..=arrival).rev() {
+            cur = self
+                .predecessor(cur, t)
+                .ok_or_else(|| WavefrontError::Internal {
+                    reason: format!("no predecessor of {cur} at time {t}"),
+                })?;
+            cells.push(cur);
+        }
+        cells.reverse();
+        Ok(TimedPath { cells })
+    }
+}
+
+/// The masks of one output row.
+struct RowMasks<'a> {
+    /// The grid's blocked bits (1 = blocked, border included).
+    blocked: &'a [u64],
+    vertex: &'a [u64],
+    parked: &'a [u64],
+    allowed: Option<&'a [u64]>,
+}
+
+/// One row of the masked dilation: `out = (wait ∪ east ∪ west ∪ south ∪ north moves) ∖
+/// masks`. `sideways` holds the forbidden east and west moves of this row; `from_above` /
+/// `from_below` the neighbouring row with its forbidden south / north moves. Returns the
+/// union of the row's bits and of the bits the pruning removed.
+#[inline]
+fn dilate_row(
+    out: &mut [u64],
+    cur: &[u64],
+    (f_east, f_west): (&[u64], &[u64]),
+    from_above: Option<(&[u64], &[u64])>,
+    from_below: Option<(&[u64], &[u64])>,
+    masks: &RowMasks<'_>,
+) -> (u64, u64) {
+    let n = out.len();
+    let (mut any, mut pruned) = (0u64, 0u64);
+    let mut east_carry = 0u64;
+    for w in 0..n {
+        let east = cur[w] & !f_east[w];
+        let mut into = cur[w] | (east << 1) | east_carry;
+        east_carry = east >> 63;
+        into |= (cur[w] & !f_west[w]) >> 1;
+        if w + 1 < n {
+            into |= (cur[w + 1] & !f_west[w + 1]) << 63;
+        }
+        if let Some((above, f_south)) = from_above {
+            into |= above[w] & !f_south[w];
+        }
+        if let Some((below, f_north)) = from_below {
+            into |= below[w] & !f_north[w];
+        }
+        let mut bits = into & !masks.blocked[w] & !masks.vertex[w] & !masks.parked[w];
+        if let Some(allowed) = masks.allowed {
+            pruned |= bits & !allowed[w];
+            bits &= allowed[w];
+        }
+        out[w] = bits;
+        any |= bits;
+    }
+    (any, pruned)
+}
+
+impl Pruning {
+    fn new(h: Heuristic<'_>, grid: &Grid, stride: usize, horizon: u32) -> Pruning {
+        let width = grid.width() as usize;
+        let mut allowed = vec![0u64; grid.height() as usize * stride];
+        let mut order = Vec::new();
+        if let Some(map) = h.maps.map_slice(h.index) {
+            for (i, &d) in map.iter().enumerate() {
+                if d != UNREACHABLE && d <= horizon {
+                    let cell = Cell::new((i % width) as u32, (i / width) as u32);
+                    let (w, bit) = plane_bit(stride, cell);
+                    allowed[w] |= bit;
+                    order.push((d, cell));
+                }
+            }
+        }
+        order.sort_unstable_by_key(|&(d, _)| std::cmp::Reverse(d));
+        Pruning {
+            allowed,
+            order,
+            next: 0,
+            pruned_any: false,
+        }
+    }
+
+    /// Leaves in `allowed` only the cells with `dist <= horizon - t`.
+    fn advance(&mut self, horizon: u32, t: u32, stride: usize) {
+        let limit = horizon.saturating_sub(t);
+        while let Some(&(d, cell)) = self.order.get(self.next) {
+            if d <= limit {
+                break;
+            }
+            let (w, bit) = plane_bit(stride, cell);
+            self.allowed[w] &= !bit;
+            self.next += 1;
+        }
+    }
+}
