@@ -31,7 +31,14 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .unwrap_or_else(|| root.join("target-gpu-test"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--release", "-p", "cuplan-wavefront-gpu", "--features", "gpu-test"])
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "cuplan-wavefront-gpu",
+            "--features",
+            "gpu-test",
+        ])
         .args(["--bin", "cuplan-gpu-test"])
         .env("CARGO_TARGET_DIR", &target_dir)
         .current_dir(&root)
@@ -41,7 +48,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let built = target_dir.join("release/cuplan-gpu-test");
     let copy = target_dir.join("cuplan-gpu-test");
     std::fs::copy(&built, &copy).with_context(|| format!("copying {}", built.display()))?;
-    println!("gpu-test: built {} (self-contained; copy it to a GPU machine)", copy.display());
+    println!(
+        "gpu-test: built {} (self-contained; copy it to a GPU machine)",
+        copy.display()
+    );
     if args.build_only {
         return Ok(());
     }

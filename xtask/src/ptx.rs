@@ -56,12 +56,21 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             committed.display(),
             built.display()
         );
-        println!("ptx: {} is up to date ({} kernels, no .extern)", COMMITTED, kernels.len());
+        println!(
+            "ptx: {} is up to date ({} kernels, no .extern)",
+            COMMITTED,
+            kernels.len()
+        );
         assemble_check(&root, &committed)?;
     } else {
         std::fs::write(&committed, &text)
             .with_context(|| format!("writing {}", committed.display()))?;
-        println!("ptx: wrote {} ({} kernels: {})", COMMITTED, kernels.len(), kernels.join(", "));
+        println!(
+            "ptx: wrote {} ({} kernels: {})",
+            COMMITTED,
+            kernels.len(),
+            kernels.join(", ")
+        );
     }
     Ok(())
 }
@@ -92,7 +101,14 @@ fn build(root: &Path) -> anyhow::Result<PathBuf> {
         .context("running cargo clean for the kernels crate")?;
     ensure!(status.success(), "cargo clean of the kernels crate failed");
     let status = Command::new(&cargo)
-        .args(["rustc", "--release", "--target", DEVICE_TARGET, "-Z", "build-std=core"])
+        .args([
+            "rustc",
+            "--release",
+            "--target",
+            DEVICE_TARGET,
+            "-Z",
+            "build-std=core",
+        ])
         .args(["--crate-type", "cdylib", "--manifest-path"])
         .arg(&manifest)
         .arg("--")
@@ -159,7 +175,10 @@ fn llvm_bin() -> anyhow::Result<PathBuf> {
         .lines()
         .find_map(|l| l.strip_prefix("host: "))
         .context("rustc -vV names no host")?;
-    let dir = Path::new(sysroot.trim()).join("lib/rustlib").join(host).join("bin");
+    let dir = Path::new(sysroot.trim())
+        .join("lib/rustlib")
+        .join(host)
+        .join("bin");
     ensure!(
         dir.join("llvm-link").is_file(),
         "no llvm-link in {}: run `rustup component add llvm-tools rust-src`",
@@ -174,7 +193,10 @@ fn write_trampoline(target_dir: &Path) -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe().context("locating the xtask binary")?;
     let path = target_dir.join("ptx-linker.sh");
     let quoted = exe.display().to_string().replace('\'', r"'\''");
-    std::fs::write(&path, format!("#!/bin/sh\nexec '{quoted}' ptx-link \"$@\"\n"))?;
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\nexec '{quoted}' ptx-link \"$@\"\n"),
+    )?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -203,7 +225,9 @@ fn parse_link_args(args: &[OsString]) -> anyhow::Result<LinkRequest> {
                 .with_context(|| format!("linker argument {name} without a value"))
         };
         match arg.to_str() {
-            Some("--export-symbol") => req.exports.push(value("--export-symbol")?.to_string_lossy().into()),
+            Some("--export-symbol") => req
+                .exports
+                .push(value("--export-symbol")?.to_string_lossy().into()),
             Some("--target-cpu") => req.cpu = Some(value("--target-cpu")?.to_string_lossy().into()),
             Some("-o") => req.output = Some(value("-o")?.into()),
             Some("-L" | "--target") => {
@@ -220,7 +244,10 @@ fn parse_link_args(args: &[OsString]) -> anyhow::Result<LinkRequest> {
             }
         }
     }
-    ensure!(!req.exports.is_empty(), "no --export-symbol: no kernels to keep");
+    ensure!(
+        !req.exports.is_empty(),
+        "no --export-symbol: no kernels to keep"
+    );
     ensure!(!req.objects.is_empty(), "no bitcode object to link");
     Ok(req)
 }
@@ -237,7 +264,11 @@ pub(crate) fn link(args: &[OsString]) -> anyhow::Result<()> {
     std::fs::create_dir_all(&work)?;
     let mut members = Vec::new();
     for (i, archive) in req.archives.iter().enumerate() {
-        members.extend(extract_bitcode(&llvm, archive, &work.join(format!("a{i}")))?);
+        members.extend(extract_bitcode(
+            &llvm,
+            archive,
+            &work.join(format!("a{i}")),
+        )?);
     }
     let linked = work.join("linked.bc");
     let mut cmd = Command::new(llvm.join("llvm-link"));
@@ -250,7 +281,10 @@ pub(crate) fn link(args: &[OsString]) -> anyhow::Result<()> {
     let optimised = work.join("opt.bc");
     run_tool(
         Command::new(llvm.join("opt"))
-            .arg(format!("--internalize-public-api-list={}", req.exports.join(",")))
+            .arg(format!(
+                "--internalize-public-api-list={}",
+                req.exports.join(",")
+            ))
             .arg("--passes=internalize,globaldce,default<O3>,globaldce")
             .arg(&linked)
             .arg("-o")
@@ -276,7 +310,10 @@ fn extract_bitcode(llvm: &Path, archive: &Path, into: &Path) -> anyhow::Result<V
     std::fs::create_dir_all(into)?;
     let archive = std::path::absolute(archive)?;
     run_tool(
-        Command::new(llvm.join("llvm-ar")).arg("x").arg(&archive).current_dir(into),
+        Command::new(llvm.join("llvm-ar"))
+            .arg("x")
+            .arg(&archive)
+            .current_dir(into),
         "llvm-ar",
     )?;
     let mut members = Vec::new();
@@ -305,7 +342,10 @@ fn run_tool(cmd: &mut Command, name: &str) -> anyhow::Result<()> {
 fn kernel_names(root: &Path) -> anyhow::Result<Vec<String>> {
     let src = std::fs::read_to_string(root.join(KERNELS_DIR).join("src/kernels.rs"))?;
     let names = parse_kernel_names(&src);
-    ensure!(!names.is_empty(), "no extern \"ptx-kernel\" fn in {KERNELS_DIR}/src/kernels.rs");
+    ensure!(
+        !names.is_empty(),
+        "no extern \"ptx-kernel\" fn in {KERNELS_DIR}/src/kernels.rs"
+    );
     Ok(names)
 }
 
@@ -321,7 +361,9 @@ fn parse_kernel_names(src: &str) -> Vec<String> {
 fn validate(ptx: &str, kernels: &[String]) -> anyhow::Result<()> {
     for name in kernels {
         ensure!(
-            ptx.lines().any(|l| l.starts_with(".visible .entry ") && l[16..].starts_with(&format!("{name}("))),
+            ptx.lines()
+                .any(|l| l.starts_with(".visible .entry ")
+                    && l[16..].starts_with(&format!("{name}("))),
             "kernel {name} is not a `.visible .entry` in the PTX"
         );
     }
@@ -353,7 +395,10 @@ fn assemble_check(root: &Path, ptx: &Path) -> anyhow::Result<()> {
             .arg(&cubin),
         "ptxas",
     )?;
-    println!("ptx: ptxas ({}) assembled it for {PTXAS_ARCH}", ptxas.display());
+    println!(
+        "ptx: ptxas ({}) assembled it for {PTXAS_ARCH}",
+        ptxas.display()
+    );
     Ok(())
 }
 
@@ -361,14 +406,22 @@ fn find_ptxas(root: &Path) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CUPLAN_PTXAS").map(PathBuf::from) {
         return p.is_file().then_some(p);
     }
-    let works = |p: &Path| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success());
+    let works = |p: &Path| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
     if works(Path::new("ptxas")) {
         return Some("ptxas".into());
     }
     let dir = device_target_dir(root).join("ptxas");
     let wheel = dir.join("nvidia/cuda_nvcc/bin/ptxas");
     if !wheel.is_file() {
-        println!("ptx: no ptxas found; trying `pip install --no-deps --target {} {NVCC_WHEEL}`", dir.display());
+        println!(
+            "ptx: no ptxas found; trying `pip install --no-deps --target {} {NVCC_WHEEL}`",
+            dir.display()
+        );
         let _ = Command::new("python3")
             .args(["-m", "pip", "install", "--quiet", "--no-deps", "--target"])
             .arg(&dir)
@@ -385,8 +438,22 @@ mod tests {
     #[test]
     fn link_arguments_are_sorted_into_their_roles() {
         let args: Vec<OsString> = [
-            "--export-symbol", "a", "--export-symbol", "b", "k.o", "libcore.rlib", "-L", "/x",
-            "--target", "nvptx64-nvidia-cuda", "--target-cpu", "sm_80", "-o", "out.ptx", "-O3", "--debug",
+            "--export-symbol",
+            "a",
+            "--export-symbol",
+            "b",
+            "k.o",
+            "libcore.rlib",
+            "-L",
+            "/x",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "--target-cpu",
+            "sm_80",
+            "-o",
+            "out.ptx",
+            "-O3",
+            "--debug",
         ]
         .iter()
         .map(OsString::from)

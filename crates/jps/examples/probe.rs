@@ -1,5 +1,6 @@
 //! Temporary timing probe.
-#[path = "../benches/peer.rs"]
+#[path = "../benches/peer/mod.rs"]
+#[allow(unreachable_pub)]
 mod peer;
 use cuplan_grid::{Grid, Scenario};
 use cuplan_jps::{Algorithm, Planner, Searcher};

@@ -11,6 +11,7 @@ use cuplan_grid::{BitPlane, Cell, Direction, Grid};
 
 use crate::astar::neighbour;
 use crate::engine::Expander;
+use crate::table::JumpTable;
 
 /// Whether `(x, y)` is outside the grid or blocked.
 #[inline]
@@ -288,6 +289,102 @@ impl Jumper for BitJumper<'_> {
             Direction::SouthWest => self.diagonal_pruned_d::<-1, 1>(n, goal, out),
             Direction::NorthWest => self.diagonal_pruned_d::<-1, -1>(n, goal, out),
             _ => {}
+        }
+    }
+}
+
+/// Table jumps (JPS+): every jump is one lookup in a [`JumpTable`].
+#[derive(Debug)]
+pub(crate) struct TableJumper<'a> {
+    pub(crate) grid: &'a Grid,
+    pub(crate) table: &'a JumpTable,
+}
+
+/// Steps from `n` to `goal` when `goal` lies on the ray from `n` in straight direction `d`.
+#[inline(always)]
+fn steps_on_ray(n: Cell, d: Direction, goal: Cell) -> Option<u32> {
+    match d {
+        Direction::East => (goal.y == n.y && goal.x > n.x).then(|| goal.x - n.x),
+        Direction::West => (goal.y == n.y && goal.x < n.x).then(|| n.x - goal.x),
+        Direction::South => (goal.x == n.x && goal.y > n.y).then(|| goal.y - n.y),
+        Direction::North => (goal.x == n.x && goal.y < n.y).then(|| n.y - goal.y),
+        _ => None,
+    }
+}
+
+/// For diagonal `d`, the steps from `n` to where the diagonal crosses the goal's row or
+/// column, when the goal lies strictly inside `d`'s quadrant from `n`.
+#[inline(always)]
+fn steps_to_goal_line(n: Cell, d: Direction, goal: Cell) -> Option<u32> {
+    let (dx, dy) = d.delta();
+    let gx = i64::from(goal.x) - i64::from(n.x);
+    let gy = i64::from(goal.y) - i64::from(n.y);
+    (gx.signum() == i64::from(dx) && gy.signum() == i64::from(dy))
+        .then(|| gx.abs().min(gy.abs()) as u32)
+}
+
+/// `n` moved `k` steps in `d`.
+#[inline(always)]
+fn advance(n: Cell, d: Direction, k: u32) -> Cell {
+    let (dx, dy) = d.delta();
+    Cell::new(
+        n.x.wrapping_add_signed(dx * k as i32),
+        n.y.wrapping_add_signed(dy * k as i32),
+    )
+}
+
+impl Jumper for TableJumper<'_> {
+    #[inline]
+    fn grid(&self) -> &Grid {
+        self.grid
+    }
+
+    #[inline]
+    fn straight(&self, n: Cell, d: Direction, goal: Cell) -> Option<Cell> {
+        let k = self.table.at(n.x, n.y)[d.index()];
+        if let Some(g) = steps_on_ray(n, d, goal)
+            && g <= u32::from(k.unsigned_abs())
+        {
+            return Some(goal);
+        }
+        (k > 0).then(|| advance(n, d, k as u32))
+    }
+
+    #[inline]
+    fn diagonal(&self, n: Cell, d: Direction, goal: Cell) -> Option<Cell> {
+        let k = self.table.at(n.x, n.y)[d.index()];
+        // The goal's row or column is crossed before the run ends: stop on the crossing
+        // cell (its straight jumps reach the goal if anything does).
+        if let Some(m) = steps_to_goal_line(n, d, goal)
+            && m <= u32::from(k.unsigned_abs())
+        {
+            return Some(advance(n, d, m));
+        }
+        (k > 0).then(|| advance(n, d, k as u32))
+    }
+
+    #[inline]
+    fn diagonal_pruned(&self, n: Cell, d: Direction, goal: Cell, out: &mut impl FnMut(Cell)) {
+        let (h, v) = d.components();
+        let mut c = n;
+        loop {
+            let k = self.table.at(c.x, c.y)[d.index()];
+            if let Some(m) = steps_to_goal_line(c, d, goal)
+                && m <= u32::from(k.unsigned_abs())
+            {
+                out(advance(c, d, m));
+                return;
+            }
+            if k <= 0 {
+                return;
+            }
+            c = advance(c, d, k as u32);
+            if let Some(j) = self.straight(c, h, goal) {
+                out(j);
+            }
+            if let Some(j) = self.straight(c, v, goal) {
+                out(j);
+            }
         }
     }
 }

@@ -49,8 +49,10 @@ mod error;
 mod heap;
 mod jump;
 mod planner;
+mod table;
 
 pub use algorithm::Algorithm;
 pub use engine::{Path, SearchOutcome, SearchStats, Searcher};
 pub use error::{Endpoint, JpsError};
 pub use planner::{Planner, find_path, find_paths};
+pub use table::{JumpTable, MAX_TABLE_SIDE};

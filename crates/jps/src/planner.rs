@@ -7,7 +7,8 @@ use rayon::prelude::*;
 
 use crate::astar::AStarExpander;
 use crate::engine::{Expander, Path, SearchOutcome, Searcher};
-use crate::jump::{BitJumper, CellJumper, JpsExpander};
+use crate::jump::{BitJumper, CellJumper, JpsExpander, TableJumper};
+use crate::table::JumpTable;
 use crate::{Algorithm, Endpoint, JpsError};
 
 /// An algorithm ready to answer queries on one grid. Cheap to share between threads
@@ -17,6 +18,7 @@ pub struct Planner<'g> {
     grid: &'g Grid,
     algorithm: Algorithm,
     preprocess_time: Duration,
+    table: Option<JumpTable>,
 }
 
 impl<'g> Planner<'g> {
@@ -34,15 +36,52 @@ impl<'g> Planner<'g> {
             }));
         }
         let started = std::time::Instant::now();
-        if algorithm.is_preprocessed() {
-            return Err(JpsError::Unsupported(algorithm));
-        }
+        let table = if algorithm.is_preprocessed() {
+            Some(JumpTable::build(grid)?)
+        } else {
+            None
+        };
         grid.components();
         Ok(Planner {
             grid,
             algorithm,
             preprocess_time: started.elapsed(),
+            table,
         })
+    }
+
+    /// Binds a preprocessed algorithm to `grid` with an existing table (e.g. one brought up
+    /// to date with [`JumpTable::repair`] after the grid changed) instead of building one.
+    ///
+    /// Errors with [`JpsError::NoTable`] for an algorithm without tables and
+    /// [`JpsError::StaleTable`] when the table does not describe the grid as it is now.
+    pub fn with_table(
+        grid: &'g Grid,
+        algorithm: Algorithm,
+        table: JumpTable,
+    ) -> Result<Planner<'g>, JpsError> {
+        if !algorithm.is_preprocessed() {
+            return Err(JpsError::NoTable(algorithm));
+        }
+        table.check(grid)?;
+        let started = std::time::Instant::now();
+        grid.components();
+        Ok(Planner {
+            grid,
+            algorithm,
+            preprocess_time: started.elapsed(),
+            table: Some(table),
+        })
+    }
+
+    /// The jump table, for preprocessed algorithms.
+    pub fn table(&self) -> Option<&JumpTable> {
+        self.table.as_ref()
+    }
+
+    /// Gives the jump table back (to repair it after grid changes), if there is one.
+    pub fn into_table(self) -> Option<JumpTable> {
+        self.table
     }
 
     /// The algorithm.
@@ -55,14 +94,14 @@ impl<'g> Planner<'g> {
         self.grid
     }
 
-    /// Time spent in [`Planner::new`] building tables (components included).
+    /// Time spent in [`Planner::new`] building tables (jump table and components).
     pub fn preprocess_time(&self) -> Duration {
         self.preprocess_time
     }
 
     /// Bytes of precomputed jump tables (0 for algorithms without one).
     pub fn table_bytes(&self) -> usize {
-        0
+        self.table.as_ref().map_or(0, JumpTable::bytes)
     }
 
     /// An optimal path from `start` to `goal`, or `None` when none exists.
@@ -129,7 +168,19 @@ impl<'g> Planner<'g> {
                 max_expansions,
             ),
             Algorithm::JpsBitPre | Algorithm::JpsBitPrunePre => {
-                return Err(JpsError::Unsupported(self.algorithm));
+                let Some(table) = self.table.as_ref() else {
+                    return Err(JpsError::Unsupported(self.algorithm));
+                };
+                self.run(
+                    searcher,
+                    &JpsExpander {
+                        jumper: TableJumper { grid, table },
+                        pruned: self.algorithm.is_pruned(),
+                    },
+                    start,
+                    goal,
+                    max_expansions,
+                )
             }
         };
         Ok(outcome)

@@ -216,7 +216,7 @@ impl Avoid {
 
 struct Cbs<'a> {
     graph: &'a Graph,
-    dist: &'a DistTable,
+    dist: &'a DistTable<'a>,
     starts: &'a [u32],
     goals: &'a [u32],
     goal_owner: Vec<u32>,

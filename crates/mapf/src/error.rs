@@ -95,6 +95,13 @@ pub enum MapfError {
         /// Real map height.
         height: u32,
     },
+    /// The distance maps (or a space-time search) refused their input, e.g. maps that would
+    /// exceed the memory limit.
+    #[error(transparent)]
+    Wavefront(#[from] cuplan_wavefront::WavefrontError),
+    /// The reservation table refused its input (PP), e.g. over its memory limit.
+    #[error(transparent)]
+    Reservation(#[from] cuplan_reservations::ReservationError),
     /// An argument outside its domain (an unknown solver name, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

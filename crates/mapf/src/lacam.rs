@@ -158,7 +158,7 @@ fn new_node(
 struct Pibt<'a> {
     graph: &'a Graph,
     goals: &'a [u32],
-    dist: &'a DistTable,
+    dist: &'a DistTable<'a>,
     occupied_now: Vec<u32>,
     occupied_next: Vec<u32>,
     now: Vec<u32>,
@@ -168,7 +168,7 @@ struct Pibt<'a> {
 }
 
 impl<'a> Pibt<'a> {
-    fn new(graph: &'a Graph, dist: &'a DistTable, goals: &'a [u32], seed: u64) -> Pibt<'a> {
+    fn new(graph: &'a Graph, dist: &'a DistTable<'a>, goals: &'a [u32], seed: u64) -> Pibt<'a> {
         let agents = goals.len();
         Pibt {
             graph,

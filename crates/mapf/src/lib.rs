@@ -62,6 +62,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use cuplan_grid::Cell;
+use cuplan_wavefront::{Backend, WavefrontError, distance_maps};
 
 pub use error::MapfError;
 pub use instance::Instance;
@@ -215,9 +216,17 @@ pub fn solve(
     let deadline = Deadline::after(config.time_limit);
     let graph = Graph::new(instance.grid());
     let (starts, goals) = instance.vertex_ids(&graph);
-    let Some(dist) = DistTable::new(&graph, &goals, deadline.instant()) else {
+    // One BFS map per goal: the exact heuristic of every solver. Not interruptible, but
+    // bounded by agents × cells; the deadline is checked right after.
+    let maps = distance_maps(instance.grid(), instance.goals(), Backend::Auto)?;
+    if deadline.passed() {
         return Ok(SolveOutcome::TimedOut);
-    };
+    }
+    let dist = DistTable::new(&maps).ok_or_else(|| {
+        MapfError::Wavefront(WavefrontError::Internal {
+            reason: "distance maps are not one contiguous array".into(),
+        })
+    })?;
     let outcome = match solver {
         Solver::Lacam => {
             match lacam::lacam(&graph, &dist, &starts, &goals, config.seed, deadline) {
@@ -232,12 +241,14 @@ pub fn solve(
         }
         Solver::Pp => {
             let order = priority_order(config, &dist, &starts);
-            match pp::prioritized(&graph, &dist, &starts, &goals, &order, deadline) {
-                Ok(paths) => SolveOutcome::Solved(from_paths(&graph, paths)),
+            let planned = pp::prioritized(&graph, &dist, &starts, &goals, &order, deadline)
+                .map(|paths| from_paths(&graph, paths));
+            match planned {
+                Ok(solution) => SolveOutcome::Solved(solution),
                 Err(pp::PpFailure::TimedOut) => SolveOutcome::TimedOut,
-                Err(pp::PpFailure::Blocked { agent, rank }) => SolveOutcome::NoSolution(format!(
-                    "prioritized planning failed: agent {agent} (planned {}th, order {}) has no \
-                     path around the {rank} agents planned before it",
+                Err(pp::PpFailure::Blocked { agent, rank, why }) => SolveOutcome::NoSolution(format!(
+                    "prioritized planning failed: agent {agent} (planned {}th, order {}) {why} \
+                     around the {rank} agents planned before it",
                     rank + 1,
                     config.priority
                 )),

@@ -2,11 +2,9 @@
 //! and a seeded generator. Nothing here is public; every solver builds on it.
 
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
 use std::time::Instant;
 
 use cuplan_grid::{Cell, Grid};
-use rayon::prelude::*;
 
 /// Marks "no neighbour" in [`Graph::nbrs`] and "no agent" in per-cell tables.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -94,41 +92,31 @@ impl Graph {
     }
 }
 
-/// One exact distance-to-goal table per agent, shared cheaply.
-#[derive(Debug, Clone)]
-pub(crate) struct DistTable {
-    maps: Vec<Arc<Vec<u32>>>,
+/// One exact distance-to-goal table per agent: a borrowed row-major view of the
+/// [`cuplan_wavefront::DistanceMaps`] built once per solve, so lookups are plain slice reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DistTable<'a> {
+    flat: &'a [u32],
+    cells: usize,
 }
 
-impl DistTable {
-    /// BFS from every goal, in parallel. Returns `None` when `deadline` passes first.
-    pub(crate) fn new(
-        graph: &Graph,
-        goals: &[u32],
-        deadline: Option<Instant>,
-    ) -> Option<DistTable> {
-        let maps: Vec<Option<Arc<Vec<u32>>>> = goals
-            .par_iter()
-            .map(|&g| {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    None
-                } else {
-                    Some(Arc::new(graph.bfs(g)))
-                }
-            })
-            .collect();
-        maps.into_iter()
-            .collect::<Option<Vec<_>>>()
-            .map(|maps| DistTable { maps })
+impl<'a> DistTable<'a> {
+    /// The view of `maps` (map `i` for agent `i`); `None` if the array is not contiguous.
+    pub(crate) fn new(maps: &'a cuplan_wavefront::DistanceMaps) -> Option<DistTable<'a>> {
+        let (h, w) = maps.dims();
+        Some(DistTable {
+            flat: maps.as_array().as_slice()?,
+            cells: h * w,
+        })
     }
 
     #[inline]
     pub(crate) fn get(&self, agent: usize, v: u32) -> u32 {
-        self.maps[agent][v as usize]
+        self.flat[agent * self.cells + v as usize]
     }
 
-    pub(crate) fn map(&self, agent: usize) -> &[u32] {
-        &self.maps[agent]
+    pub(crate) fn map(&self, agent: usize) -> &'a [u32] {
+        &self.flat[agent * self.cells..(agent + 1) * self.cells]
     }
 }
 

@@ -45,7 +45,9 @@ impl Device {
             return Err(GpuError::NoDevice { ordinal, count });
         }
         let ctx = CudaContext::new(ordinal).map_err(GpuError::driver("creating a context"))?;
-        let name = ctx.name().map_err(GpuError::driver("reading the device name"))?;
+        let name = ctx
+            .name()
+            .map_err(GpuError::driver("reading the device name"))?;
         let stream = ctx.default_stream();
         let module = ctx
             .load_module(Ptx::from_src(PTX))

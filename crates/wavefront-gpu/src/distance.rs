@@ -1,5 +1,7 @@
 //! Multi-goal distance maps on the device.
 
+use std::time::{Duration, Instant};
+
 use cudarc::driver::LaunchConfig;
 use cuplan_grid::{Cell, Grid};
 use cuplan_wavefront_kernels::launch::DistanceLaunch;
@@ -36,6 +38,19 @@ impl DistanceConfig {
     }
 }
 
+/// Where the time of one [`Device::distance_maps_profiled`] call went (host wall clock).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DistanceProfile {
+    /// Allocating and uploading (grid plane, goals, zeroed state).
+    pub setup: Duration,
+    /// From the first launch to the end of the last termination check: the search itself.
+    pub search: Duration,
+    /// Copying the maps back to the host.
+    pub download: Duration,
+    /// Launches of the level kernel.
+    pub launches: u32,
+}
+
 impl Device {
     /// One exact 4-connected distance map per goal: `goals.len() × height × width` distances
     /// (row-major per goal, [`UNREACHABLE`](crate::UNREACHABLE) where unreachable), identical
@@ -53,6 +68,19 @@ impl Device {
         goals: &[Cell],
         config: &DistanceConfig,
     ) -> Result<Vec<u32>, GpuError> {
+        self.distance_maps_profiled(grid, goals, config)
+            .map(|(maps, _)| maps)
+    }
+
+    /// [`Device::distance_maps`] and where its time went.
+    pub fn distance_maps_profiled(
+        &self,
+        grid: &Grid,
+        goals: &[Cell],
+        config: &DistanceConfig,
+    ) -> Result<(Vec<u32>, DistanceProfile), GpuError> {
+        let started = Instant::now();
+        let mut profile = DistanceProfile::default();
         for (index, &goal) in goals.iter().enumerate() {
             grid.check_free(goal).map_err(|source| GpuError::BadCell {
                 what: "goal",
@@ -63,7 +91,7 @@ impl Device {
         let dims = dims(grid)?;
         let cells = dims.cells() as usize;
         if goals.is_empty() || cells == 0 {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), profile));
         }
         let n = u32::try_from(goals.len()).map_err(|_| GpuError::TooLarge {
             what: "goal count",
@@ -96,6 +124,9 @@ impl Device {
             block_dim: (config.block_threads(interior), 1, 1),
             shared_mem_bytes: 0,
         };
+        self.synchronize()?;
+        profile.setup = started.elapsed();
+        let searching = Instant::now();
         // SAFETY: every buffer above has the size DistanceLaunch documents, frontier and
         // last_level are zeroed, and the launch is one block per goal.
         unsafe { self.launch(&self.distance_init, shape, launch)? };
@@ -108,12 +139,17 @@ impl Device {
             launch.final_level = first.saturating_add(step - 1).min(max_level);
             // SAFETY: as above; the previous launch ended at `first - 1`.
             unsafe { self.launch(&self.distance_levels, shape, launch)? };
+            profile.launches += 1;
             let levels = self.download(&last_level)?;
             if levels.iter().all(|&l| l < launch.final_level) {
                 break;
             }
             first = launch.final_level + 1;
         }
-        self.download(&dist)
+        profile.search = searching.elapsed();
+        let downloading = Instant::now();
+        let maps = self.download(&dist)?;
+        profile.download = downloading.elapsed();
+        Ok((maps, profile))
     }
 }

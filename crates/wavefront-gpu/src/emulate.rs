@@ -149,7 +149,10 @@ impl HostReservations {
     /// See [`DeviceReservations::reserve_path`](crate::DeviceReservations::reserve_path).
     pub fn reserve_path(&mut self, path: &[Cell]) -> Result<(), GpuError> {
         let updates = self.ledger.reserve(&self.grid, path)?;
-        for (list, table) in [(&updates.vertex, &mut self.vertex), (&updates.edge, &mut self.edges)] {
+        for (list, table) in [
+            (&updates.vertex, &mut self.vertex),
+            (&updates.edge, &mut self.edges),
+        ] {
             let launch = ReserveLaunch {
                 table: table.as_mut_ptr(),
                 table_words: table.len() as u64,

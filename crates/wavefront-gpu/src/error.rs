@@ -59,7 +59,9 @@ pub enum GpuError {
 
 impl GpuError {
     /// Wraps a driver error with what was being done.
-    pub(crate) fn driver(during: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
+    pub(crate) fn driver(
+        during: &'static str,
+    ) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
         move |e| GpuError::Driver {
             during,
             message: e.to_string(),

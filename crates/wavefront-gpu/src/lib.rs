@@ -48,7 +48,7 @@ mod layout;
 mod spacetime;
 
 pub use device::Device;
-pub use distance::DistanceConfig;
+pub use distance::{DistanceConfig, DistanceProfile};
 pub use error::GpuError;
 pub use layout::free_plane;
 pub use spacetime::{DeviceReservations, SpaceTimeConfig, SpaceTimePath};

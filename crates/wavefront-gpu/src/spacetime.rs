@@ -69,7 +69,10 @@ pub(crate) struct Updates {
 
 /// The direction (plane index) of the move `from → to`, if they are 4-adjacent.
 fn direction(from: Cell, to: Cell) -> Option<u32> {
-    let (dx, dy) = (i64::from(to.x) - i64::from(from.x), i64::from(to.y) - i64::from(from.y));
+    let (dx, dy) = (
+        i64::from(to.x) - i64::from(from.x),
+        i64::from(to.y) - i64::from(from.y),
+    );
     match (dx, dy) {
         (0, -1) => Some(NORTH),
         (1, 0) => Some(EAST),
@@ -92,7 +95,8 @@ fn neighbour(cell: Cell, d: u32) -> Option<Cell> {
 impl Ledger {
     pub(crate) fn new(grid: &Grid, horizon: u32) -> Result<Ledger, GpuError> {
         let dims = dims(grid)?;
-        let planes = (u128::from(horizon) + 1) * u128::from(DIRECTIONS) * u128::from(dims.plane_words());
+        let planes =
+            (u128::from(horizon) + 1) * u128::from(DIRECTIONS) * u128::from(dims.plane_words());
         if planes > u128::from(u32::MAX) * 64 {
             return Err(GpuError::TooLarge {
                 what: "reservation table words",
@@ -118,7 +122,10 @@ impl Ledger {
 
     /// The last time `cell` is vertex-reserved, 0 when never.
     pub(crate) fn goal_free_after(&self, cell: Cell) -> u32 {
-        self.last_reserved.get(&self.index(cell)).copied().unwrap_or(0)
+        self.last_reserved
+            .get(&self.index(cell))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Whether the move `from → from + d` arriving at `t` swaps with a reserved move.
@@ -150,7 +157,10 @@ impl Ledger {
         let mut vertex: BTreeMap<u64, u64> = BTreeMap::new();
         let mut edge: BTreeMap<u64, u64> = BTreeMap::new();
         let Some(&last) = path.last() else {
-            return Ok(Updates { vertex: Vec::new(), edge: Vec::new() });
+            return Ok(Updates {
+                vertex: Vec::new(),
+                edge: Vec::new(),
+            });
         };
         for t in 0..=self.horizon {
             let cell = path.get(t as usize).copied().unwrap_or(last);
@@ -188,7 +198,9 @@ impl Ledger {
         let words = self.plane_words();
         let reached = |cell: Cell, t: u32| {
             let (w, bit) = word_bit(&self.dims, cell);
-            reach.get(t as usize * words + w).is_some_and(|&x| x & bit != 0)
+            reach
+                .get(t as usize * words + w)
+                .is_some_and(|&x| x & bit != 0)
         };
         let inside = |c: Cell| c.x < self.dims.width && c.y < self.dims.height;
         let mut cells = vec![goal];
@@ -199,7 +211,8 @@ impl Ledger {
                 .filter(|&u| inside(u))
                 .find(|&u| {
                     reached(u, t - 1)
-                        && (u == cur || direction(u, cur).is_some_and(|d| !self.edge_reserved(u, t, d)))
+                        && (u == cur
+                            || direction(u, cur).is_some_and(|d| !self.edge_reserved(u, t, d)))
                 })?;
             cells.push(pred);
             cur = pred;
@@ -273,7 +286,10 @@ impl<'d> DeviceReservations<'d> {
     pub fn reserve_path(&mut self, path: &[Cell]) -> Result<(), GpuError> {
         let updates = self.ledger.reserve(&self.grid, path)?;
         let device = self.device;
-        for (list, table) in [(&updates.vertex, &mut self.vertex), (&updates.edge, &mut self.edges)] {
+        for (list, table) in [
+            (&updates.vertex, &mut self.vertex),
+            (&updates.edge, &mut self.edges),
+        ] {
             if list.is_empty() {
                 continue;
             }

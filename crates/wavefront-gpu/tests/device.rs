@@ -10,7 +10,10 @@ fn opening_a_device_reports_a_missing_driver_or_device_as_a_value() {
         Err(GpuError::NoDriver) => {
             eprintln!("no CUDA driver here: the no-driver path returned an error value");
         }
-        Err(GpuError::NoDevice { ordinal: 0, count: 0 }) => {}
+        Err(GpuError::NoDevice {
+            ordinal: 0,
+            count: 0,
+        }) => {}
         Err(e) => panic!("unexpected error without a usable GPU: {e}"),
     }
 }
@@ -19,7 +22,14 @@ fn opening_a_device_reports_a_missing_driver_or_device_as_a_value() {
 fn a_device_past_the_last_one_is_no_device_or_no_driver() {
     let err = Device::open(10_000).unwrap_err();
     assert!(
-        matches!(err, GpuError::NoDriver | GpuError::NoDevice { ordinal: 10_000, .. }),
+        matches!(
+            err,
+            GpuError::NoDriver
+                | GpuError::NoDevice {
+                    ordinal: 10_000,
+                    ..
+                }
+        ),
         "{err}"
     );
     assert!(!err.to_string().is_empty());
@@ -28,7 +38,10 @@ fn a_device_past_the_last_one_is_no_device_or_no_driver() {
 #[test]
 fn the_embedded_ptx_defines_every_kernel_and_nothing_external() {
     for name in KERNELS {
-        assert!(PTX.contains(&format!(".visible .entry {name}(")), "{name} missing");
+        assert!(
+            PTX.contains(&format!(".visible .entry {name}(")),
+            "{name} missing"
+        );
     }
     assert!(!PTX.lines().any(|l| l.trim_start().starts_with(".extern")));
     assert!(PTX.contains(".target sm_80"));

@@ -85,7 +85,17 @@ fn generated_families_match_bfs() {
 fn a_blocked_goal_is_an_error_naming_its_index() {
     let grid = Grid::from_ascii("..\n.@").unwrap();
     let err = emulate::distance_maps(&grid, &[Cell::new(0, 0), Cell::new(1, 1)], 32).unwrap_err();
-    assert!(matches!(err, GpuError::BadCell { what: "goal", index: 1, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            GpuError::BadCell {
+                what: "goal",
+                index: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert!(emulate::distance_maps(&grid, &[], 32).unwrap().is_empty());
 }
 
@@ -100,7 +110,8 @@ struct Reserved {
 impl Reserved {
     fn add(&mut self, path: &[Cell], horizon: u32) {
         for t in 0..=horizon {
-            self.vertex.insert((path[(t as usize).min(path.len() - 1)], t));
+            self.vertex
+                .insert((path[(t as usize).min(path.len() - 1)], t));
         }
         for (i, p) in path.windows(2).enumerate() {
             self.moves.insert((p[0], p[1], i as u32 + 1));
@@ -113,7 +124,12 @@ impl Reserved {
 
     /// Earliest arrival time by BFS over (cell, t), staying at the goal allowed to the end.
     fn oracle(&self, grid: &Grid, start: Cell, goal: Cell, horizon: u32) -> Option<u32> {
-        let last_at_goal = self.vertex.iter().filter(|(c, _)| *c == goal).map(|&(_, t)| t).max();
+        let last_at_goal = self
+            .vertex
+            .iter()
+            .filter(|(c, _)| *c == goal)
+            .map(|&(_, t)| t)
+            .max();
         let done = |c: Cell, t: u32| c == goal && last_at_goal.is_none_or(|l| t > l);
         if done(start, 0) {
             return Some(0);
@@ -193,6 +209,11 @@ proptest! {
 fn a_path_with_a_jump_is_refused() {
     let grid = Grid::open(5, 5).unwrap();
     let mut table = HostReservations::new(&grid, 10, 8).unwrap();
-    let err = table.reserve_path(&[Cell::new(0, 0), Cell::new(2, 0)]).unwrap_err();
-    assert!(matches!(err, GpuError::BadPathStep { index: 0, .. }), "{err}");
+    let err = table
+        .reserve_path(&[Cell::new(0, 0), Cell::new(2, 0)])
+        .unwrap_err();
+    assert!(
+        matches!(err, GpuError::BadPathStep { index: 0, .. }),
+        "{err}"
+    );
 }

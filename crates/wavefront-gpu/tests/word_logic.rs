@@ -14,7 +14,10 @@ fn bit(row: &[u64; 3], col: i64) -> bool {
 fn dilate_reference(front: &[[u64; 3]; 3]) -> u64 {
     (0..64).fold(0, |acc, b| {
         let c = 64 + b as i64;
-        let hit = bit(&front[1], c - 1) || bit(&front[1], c + 1) || bit(&front[0], c) || bit(&front[2], c);
+        let hit = bit(&front[1], c - 1)
+            || bit(&front[1], c + 1)
+            || bit(&front[0], c)
+            || bit(&front[2], c);
         acc | (u64::from(hit) << b)
     })
 }

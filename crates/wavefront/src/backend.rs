@@ -45,11 +45,12 @@ fn cuda_unavailable_reason() -> &'static str {
     "this build has no CUDA support (enable the `cuda` feature)"
 }
 
-// The GPU crate does not export kernels yet; until it does, asking for CUDA is an error
-// rather than a CPU run under a CUDA label.
+// cuda hook (cuplan-wavefront-gpu): distance maps and batched A* reach the GPU through
+// `cuda::distance_data` before resolving; the searches that still resolve here have no CUDA
+// path yet, so asking for CUDA there is an error rather than a CPU run under a CUDA label.
 #[cfg(feature = "cuda")]
 fn cuda_unavailable_reason() -> &'static str {
-    "the CUDA backend (crate cuplan-wavefront-gpu) provides no kernels yet"
+    "the CUDA backend (crate cuplan-wavefront-gpu) has no kernel for this search yet"
 }
 
 impl fmt::Display for Backend {

@@ -54,6 +54,8 @@
 
 mod backend;
 mod batched;
+#[cfg(feature = "cuda")] // cuda hook (cuplan-wavefront-gpu)
+mod cuda;
 mod distance;
 mod error;
 mod spacetime;

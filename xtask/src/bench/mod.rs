@@ -14,6 +14,7 @@ mod peer;
 mod plot;
 mod pypeer;
 mod report;
+mod spacetime;
 mod suite;
 
 use std::path::PathBuf;
@@ -33,12 +34,14 @@ pub(crate) enum Suite {
     Batch,
     /// MAPF solvers on the MAPF benchmark (`--data` = the folder with `maps/`, `scen-random/`).
     Mapf,
+    /// One space-time A* search against 0, 100 and 1,000 reserved paths.
+    Spacetime,
 }
 
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The suite: grid (default), batch or mapf.
+    /// The suite: grid (default), batch, mapf or spacetime.
     #[arg(value_enum, default_value_t = Suite::Grid)]
     suite: Suite,
     /// Moving AI `.map` + `.map.scen` files, grouped by sub-folder as families
@@ -99,6 +102,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Suite::Grid => run_grid(args),
         Suite::Batch => run_batch(args),
         Suite::Mapf => run_mapf(args),
+        Suite::Spacetime => run_spacetime(args),
     }
 }
 
@@ -125,6 +129,16 @@ fn run_batch(args: &Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)?;
     let json = serde_json::json!({ "meta": report::Meta::collect(plan.threads), "rows": rows });
     std::fs::write(args.out.join("batch.json"), serde_json::to_string_pretty(&json)?)?;
+    Ok(())
+}
+
+fn run_spacetime(args: &Args) -> anyhow::Result<()> {
+    let peer = python_peer(args)?;
+    let rows = spacetime::run(&[32, 64, 256], &[0, 100, 1000], peer.as_ref())?;
+    print!("{}", spacetime::table(&rows));
+    std::fs::create_dir_all(&args.out)?;
+    let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
+    std::fs::write(args.out.join("spacetime.json"), serde_json::to_string_pretty(&json)?)?;
     Ok(())
 }
 

@@ -30,8 +30,11 @@ if job["kind"] == "distance_maps":
     seconds = time.perf_counter() - t
     print(json.dumps({"seconds": seconds, "checksum": int(d[d >= 0].astype(np.int64).sum())}))
 elif job["kind"] == "space_time":
+    table = cuplan.ReservationTable(grid, job["horizon"])
+    for p in job["paths"]:
+        table.reserve_path([tuple(c) for c in p])
     t = time.perf_counter()
-    path = cuplan.space_time_astar(grid, tuple(job["start"]), tuple(job["goal"]), backend="cpu")
+    path = cuplan.space_time_astar(grid, tuple(job["start"]), tuple(job["goal"]), table=table, backend="cpu")
     seconds = time.perf_counter() - t
     print(json.dumps({"seconds": seconds, "arrival": None if path is None else len(path) - 1}))
 "#;
@@ -83,9 +86,19 @@ impl PyPeer {
         Ok((out["seconds"].as_f64().context("seconds")?, out["checksum"].as_u64().context("checksum")?))
     }
 
-    /// Seconds for the peer's CPU space-time search on an empty table, and its arrival time.
-    pub(crate) fn space_time(&self, grid: &Grid, start: Cell, goal: Cell) -> anyhow::Result<(f64, Option<u64>)> {
-        let job = serde_json::json!({"kind": "space_time", "grid": rows(grid), "start": [start.y, start.x], "goal": [goal.y, goal.x]});
+    /// Seconds for the peer's CPU space-time search after reserving `paths` (each `paths[i][t]`)
+    /// in a table of `horizon`, and its arrival time.
+    pub(crate) fn space_time(
+        &self,
+        grid: &Grid,
+        paths: &[Vec<Cell>],
+        horizon: u32,
+        start: Cell,
+        goal: Cell,
+    ) -> anyhow::Result<(f64, Option<u64>)> {
+        let paths: Vec<Vec<[u32; 2]>> = paths.iter().map(|p| p.iter().map(|c| [c.y, c.x]).collect()).collect();
+        let job = serde_json::json!({"kind": "space_time", "grid": rows(grid), "paths": paths, "horizon": horizon,
+            "start": [start.y, start.x], "goal": [goal.y, goal.x]});
         let out = self.run(job)?;
         Ok((out["seconds"].as_f64().context("seconds")?, out["arrival"].as_u64()))
     }

@@ -74,7 +74,13 @@ pub unsafe fn distance_init(p: &DistanceLaunch, goal: u32, thread: u32, threads:
 /// # Safety
 /// As [`distance_init`]; additionally, every thread of the goal must have finished level
 /// `t − 1` (a barrier) before any thread starts level `t`.
-pub unsafe fn distance_level(p: &DistanceLaunch, goal: u32, thread: u32, threads: u32, t: u32) -> bool {
+pub unsafe fn distance_level(
+    p: &DistanceLaunch,
+    goal: u32,
+    thread: u32,
+    threads: u32,
+    t: u32,
+) -> bool {
     let stride = p.dims.stride as usize;
     let words = p.dims.plane_words() as usize;
     let cells = p.dims.cells() as usize;
@@ -83,7 +89,10 @@ pub unsafe fn distance_level(p: &DistanceLaunch, goal: u32, thread: u32, threads
     // SAFETY (all accesses below): offsets stay below the sizes of the launch contract; the
     // first and last stored rows are never visited, so `w ± stride` and `w ± 1` stay inside.
     let remaining = unsafe { p.remaining.add(g * words) };
-    let cur = unsafe { p.frontier.add(((t.wrapping_sub(1) & 1) as usize * n + g) * words) };
+    let cur = unsafe {
+        p.frontier
+            .add(((t.wrapping_sub(1) & 1) as usize * n + g) * words)
+    };
     let next = unsafe { p.frontier.add(((t & 1) as usize * n + g) * words) };
     let dist = unsafe { p.dist.add(g * cells) };
     let end = words.saturating_sub(stride);
@@ -154,9 +163,13 @@ pub unsafe fn space_time(p: &SpaceTimeLaunch, thread: u32, threads: u32) {
     let prev = unsafe { p.reach.add((t - 1) * words) };
     let next = unsafe { p.reach.add(t * words) };
     let vertex = unsafe { p.vertex.add(t * words) };
-    let edge = |d: u32| unsafe { p.arrived_from.add((t * DIRECTIONS as usize + d as usize) * words) };
+    let edge = |d: u32| unsafe {
+        p.arrived_from
+            .add((t * DIRECTIONS as usize + d as usize) * words)
+    };
     let (north, east, south, west) = (edge(NORTH), edge(EAST), edge(SOUTH), edge(WEST));
-    let mover = |plane: *const u64, w: usize| unsafe { movers(prev.add(w).read(), plane.add(w).read()) };
+    let mover =
+        |plane: *const u64, w: usize| unsafe { movers(prev.add(w).read(), plane.add(w).read()) };
     let goal_word = word_of(p.goal_x, p.goal_y, p.dims.stride) as usize;
     let goal_bit = column_bit(p.goal_x);
     let end = words.saturating_sub(stride);

@@ -23,7 +23,10 @@ fn grid_thread() -> (u32, u32) {
     unsafe {
         let (tid, dim) = block_thread();
         let block = _block_idx_x() as u32;
-        (block.wrapping_mul(dim).wrapping_add(tid), (_grid_dim_x() as u32).wrapping_mul(dim))
+        (
+            block.wrapping_mul(dim).wrapping_add(tid),
+            (_grid_dim_x() as u32).wrapping_mul(dim),
+        )
     }
 }
 

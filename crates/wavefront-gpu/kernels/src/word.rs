@@ -92,7 +92,13 @@ pub const fn word_of(x: u32, y: u32, stride: u32) -> u32 {
 ///
 /// Bits must be real cells (never the border), as they are when `bits ⊆ free`.
 #[inline(always)]
-pub fn for_each_cell(bits: u64, row: u32, column_word: u32, width: u32, mut write: impl FnMut(u32)) {
+pub fn for_each_cell(
+    bits: u64,
+    row: u32,
+    column_word: u32,
+    width: u32,
+    mut write: impl FnMut(u32),
+) {
     let base = (row.wrapping_sub(1))
         .wrapping_mul(width)
         .wrapping_add(column_word.wrapping_mul(64))

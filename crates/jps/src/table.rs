@@ -1,0 +1,369 @@
+//! JPS+ jump tables: for every free cell and each of the 8 directions, the distance to the next
+//! jump point (positive) or to the wall (zero or negative), so a jump is one lookup.
+//!
+//! Encoding per direction `d` of cell `c`: `k > 0` — moving from `c` in `d`, the `k`-th cell is
+//! the first jump point (under the same rules as the scanning jumps: a forced neighbour for a
+//! straight direction; for a diagonal, a cell whose straight component jumps find a jump
+//! point); `-k ≤ 0` — the run has `k` legal steps and then stops (wall or an illegal diagonal
+//! step) without a jump point. The goal is handled at query time.
+//!
+//! Layout: `[i16; 8]` per cell in row-major order (16 bytes; a query touches one line per
+//! node). Built with rayon: straight planes per row/column in parallel, then the four
+//! diagonal planes in parallel. [`JumpTable::repair`] updates only what a change can reach.
+
+use std::collections::BTreeSet;
+
+use cuplan_grid::{Cell, Direction, Grid};
+use rayon::prelude::*;
+
+use crate::JpsError;
+
+const N: usize = 0;
+const E: usize = 2;
+const S: usize = 4;
+const W: usize = 6;
+
+/// Precomputed jump distances for one grid (at one [`Grid::generation`]).
+///
+/// Owned, so it can outlive a [`Planner`](crate::Planner) and be repaired after the grid
+/// changes ([`JumpTable::repair`]), then handed to [`Planner::with_table`](crate::Planner::with_table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JumpTable {
+    width: u32,
+    height: u32,
+    generation: u64,
+    dist: Vec<[i16; 8]>,
+}
+
+/// Largest side a table's `i16` distances can describe.
+pub const MAX_TABLE_SIDE: u32 = i16::MAX as u32;
+
+impl JumpTable {
+    /// Builds the table for `grid` (in parallel).
+    ///
+    /// Errors when a side exceeds [`MAX_TABLE_SIDE`].
+    pub fn build(grid: &Grid) -> Result<JumpTable, JpsError> {
+        check_side(grid)?;
+        let (w, h) = (grid.width() as usize, grid.height() as usize);
+        let mut dist = vec![[0i16; 8]; w * h];
+        // Straight directions: each row (east, west) independently.
+        dist.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            let y = y as i64;
+            for x in (0..w).rev() {
+                row[x][E] = straight_value(grid, x as i64, y, 1, 0, row.get(x + 1).map(|c| c[E]));
+            }
+            for x in 0..w {
+                let next = x.checked_sub(1).map(|p| row[p][W]);
+                row[x][W] = straight_value(grid, x as i64, y, -1, 0, next);
+            }
+        });
+        // Columns (north, south), computed per column in parallel, then scattered.
+        let columns: Vec<(Vec<i16>, Vec<i16>)> = (0..w)
+            .into_par_iter()
+            .map(|x| column_values(grid, x as i64, h))
+            .collect();
+        dist.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            for (x, cell) in row.iter_mut().enumerate() {
+                cell[N] = columns[x].0[y];
+                cell[S] = columns[x].1[y];
+            }
+        });
+        drop(columns);
+        // Diagonals: each direction is one sweep over rows (a cell depends on the next cell
+        // along its diagonal); the four sweeps run in parallel.
+        let planes: Vec<Vec<i16>> = Direction::DIAGONAL
+            .par_iter()
+            .map(|&d| diagonal_plane(grid, &dist, d))
+            .collect();
+        dist.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            for (x, cell) in row.iter_mut().enumerate() {
+                for (plane, d) in planes.iter().zip(Direction::DIAGONAL) {
+                    cell[d.index()] = plane[y * w + x];
+                }
+            }
+        });
+        Ok(JumpTable {
+            width: grid.width(),
+            height: grid.height(),
+            generation: grid.generation(),
+            dist,
+        })
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.dist.len() * std::mem::size_of::<[i16; 8]>()
+    }
+
+    /// The grid generation the table describes.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The 8 distances of `cell` (in [`Direction::index`] order); all zero for blocked cells.
+    /// `None` outside the table.
+    pub fn distances(&self, cell: Cell) -> Option<[i16; 8]> {
+        (cell.x < self.width && cell.y < self.height)
+            .then(|| self.dist[(cell.y * self.width + cell.x) as usize])
+    }
+
+    /// Whether the table describes `grid` as it is now.
+    pub fn is_current(&self, grid: &Grid) -> bool {
+        (self.width, self.height, self.generation)
+            == (grid.width(), grid.height(), grid.generation())
+    }
+
+    /// An error describing why the table does not fit `grid`, if it does not.
+    pub(crate) fn check(&self, grid: &Grid) -> Result<(), JpsError> {
+        if self.is_current(grid) {
+            return Ok(());
+        }
+        Err(JpsError::StaleTable {
+            table_width: self.width,
+            table_height: self.height,
+            table_generation: self.generation,
+            width: grid.width(),
+            height: grid.height(),
+            generation: grid.generation(),
+        })
+    }
+
+    #[inline(always)]
+    pub(crate) fn at(&self, x: u32, y: u32) -> &[i16; 8] {
+        &self.dist[y as usize * self.width as usize + x as usize]
+    }
+
+    /// Brings the table up to date after the cells in `changed` were blocked or freed on
+    /// `grid` (the same grid, any number of changes since the table was built or repaired).
+    ///
+    /// Straight distances depend only on a cell's row (east/west, plus the rows above and
+    /// below for forced neighbours) or column, so rows `y-1..=y+1` and columns `x-1..=x+1` of
+    /// each change are recomputed. A diagonal distance depends on the next cell along the
+    /// diagonal, so changed diagonal inputs are propagated backwards along each diagonal,
+    /// stopping where a recomputed value equals the old one. Cost: the touched rows and
+    /// columns plus the diagonal cells whose value actually changes.
+    ///
+    /// Errors when the grid's size differs from the table's (then rebuild), or a changed cell
+    /// is outside the grid.
+    pub fn repair(&mut self, grid: &Grid, changed: &[Cell]) -> Result<(), JpsError> {
+        if (self.width, self.height) != (grid.width(), grid.height()) {
+            self.generation = u64::MAX;
+            return self.check(grid);
+        }
+        for &c in changed {
+            grid.check_cell(c)?;
+        }
+        let (w, h) = (grid.width() as usize, grid.height() as usize);
+        let rows: BTreeSet<usize> = changed
+            .iter()
+            .flat_map(|c| c.y.saturating_sub(1) as usize..=(c.y as usize + 1).min(h - 1))
+            .collect();
+        let cols: BTreeSet<usize> = changed
+            .iter()
+            .flat_map(|c| c.x.saturating_sub(1) as usize..=(c.x as usize + 1).min(w - 1))
+            .collect();
+        // Cells whose "a straight probe finds a jump point" flags (E/W/N/S > 0) changed, or
+        // whose diagonal legality may have changed: the diagonal inputs.
+        let mut dirty: Vec<usize> = Vec::new();
+        for &y in &rows {
+            let yi = y as i64;
+            let row = &mut self.dist[y * w..(y + 1) * w];
+            let old: Vec<[i16; 8]> = row.to_vec();
+            for x in (0..w).rev() {
+                row[x][E] = straight_value(grid, x as i64, yi, 1, 0, row.get(x + 1).map(|c| c[E]));
+            }
+            for x in 0..w {
+                let next = x.checked_sub(1).map(|p| row[p][W]);
+                row[x][W] = straight_value(grid, x as i64, yi, -1, 0, next);
+            }
+            for x in 0..w {
+                if (old[x][E] > 0) != (row[x][E] > 0) || (old[x][W] > 0) != (row[x][W] > 0) {
+                    dirty.push(y * w + x);
+                }
+            }
+        }
+        for &x in &cols {
+            let (north, south) = column_values(grid, x as i64, h);
+            for y in 0..h {
+                let cell = &mut self.dist[y * w + x];
+                let was = (cell[N] > 0, cell[S] > 0);
+                cell[N] = north[y];
+                cell[S] = south[y];
+                if was != (cell[N] > 0, cell[S] > 0) {
+                    dirty.push(y * w + x);
+                }
+            }
+        }
+        for c in changed {
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let (x, y) = (i64::from(c.x) + dx, i64::from(c.y) + dy);
+                    if grid.contains_signed(x, y) {
+                        dirty.push(y as usize * w + x as usize);
+                    }
+                }
+            }
+        }
+        dirty.sort_unstable();
+        dirty.dedup();
+        for d in Direction::DIAGONAL {
+            self.propagate_diagonal(grid, d, &dirty);
+        }
+        self.generation = grid.generation();
+        Ok(())
+    }
+
+    /// Recomputes direction `d`'s diagonal values that depend on the `dirty` cells, in build
+    /// order (the cell a value depends on first), propagating backwards while values change.
+    fn propagate_diagonal(&mut self, grid: &Grid, d: Direction, dirty: &[usize]) {
+        let w = self.width as usize;
+        let (dx, dy) = d.delta();
+        // Build order: a cell depends on the cell one step along d, which is in row y + dy.
+        // Order keys so that row y + dy comes first.
+        let key = |i: usize| {
+            let y = i / w;
+            let order = if dy < 0 { y } else { self.height as usize - 1 - y };
+            (order, i)
+        };
+        let mut work: BTreeSet<(usize, usize)> = BTreeSet::new();
+        for &i in dirty {
+            // The dirty cell itself (its legality may have changed) and the cell whose value
+            // reads it.
+            work.insert(key(i));
+            let (x, y) = ((i % w) as i64 - i64::from(dx), (i / w) as i64 - i64::from(dy));
+            if grid.contains_signed(x, y) {
+                work.insert(key(y as usize * w + x as usize));
+            }
+        }
+        while let Some((_, i)) = work.pop_first() {
+            let (x, y) = ((i % w) as i64, (i / w) as i64);
+            let new = self.diagonal_value(grid, x, y, d);
+            let slot = &mut self.dist[i][d.index()];
+            if *slot == new {
+                continue;
+            }
+            *slot = new;
+            let (px, py) = (x - i64::from(dx), y - i64::from(dy));
+            if grid.contains_signed(px, py) {
+                work.insert(key(py as usize * w + px as usize));
+            }
+        }
+    }
+
+    /// The diagonal value of (`x`, `y`) in `d` from the current table values one step on.
+    fn diagonal_value(&self, grid: &Grid, x: i64, y: i64, d: Direction) -> i16 {
+        diagonal_value_with(grid, x, y, d, |nx, ny| {
+            self.dist[ny as usize * self.width as usize + nx as usize]
+        })
+    }
+}
+
+fn check_side(grid: &Grid) -> Result<(), JpsError> {
+    if grid.width() > MAX_TABLE_SIDE || grid.height() > MAX_TABLE_SIDE {
+        return Err(JpsError::Grid(cuplan_grid::GridError::InvalidSize {
+            width: u64::from(grid.width()),
+            height: u64::from(grid.height()),
+            reason: format!("jump tables hold i16 distances: sides up to {MAX_TABLE_SIDE}"),
+        }));
+    }
+    Ok(())
+}
+
+#[inline]
+fn blocked(grid: &Grid, x: i64, y: i64) -> bool {
+    !grid.is_free_signed(x, y)
+}
+
+/// Whether (`x`, `y`), entered moving straight in (`dx`, `dy`), has a forced neighbour.
+#[inline]
+fn forced(grid: &Grid, x: i64, y: i64, dx: i64, dy: i64) -> bool {
+    let (px, py) = (dy, dx);
+    [1i64, -1].into_iter().any(|s| {
+        blocked(grid, x + s * px - dx, y + s * py - dy) && !blocked(grid, x + s * px, y + s * py)
+    })
+}
+
+/// The straight value of (`x`, `y`) in (`dx`, `dy`) given the value `next` of the next cell
+/// in that direction (`None` past the edge).
+#[inline]
+fn straight_value(grid: &Grid, x: i64, y: i64, dx: i64, dy: i64, next: Option<i16>) -> i16 {
+    if blocked(grid, x, y) {
+        return 0;
+    }
+    let (nx, ny) = (x + dx, y + dy);
+    if blocked(grid, nx, ny) {
+        return 0;
+    }
+    if forced(grid, nx, ny, dx, dy) {
+        return 1;
+    }
+    match next.unwrap_or(0) {
+        k if k > 0 => k + 1,
+        k => k - 1,
+    }
+}
+
+/// North and south values of column `x`.
+fn column_values(grid: &Grid, x: i64, h: usize) -> (Vec<i16>, Vec<i16>) {
+    let mut north = vec![0i16; h];
+    let mut south = vec![0i16; h];
+    for y in 0..h {
+        let next = y.checked_sub(1).map(|p| north[p]);
+        north[y] = straight_value(grid, x, y as i64, 0, -1, next);
+    }
+    for y in (0..h).rev() {
+        south[y] = straight_value(grid, x, y as i64, 0, 1, south.get(y + 1).copied());
+    }
+    (north, south)
+}
+
+/// The diagonal value of (`x`, `y`) in `d`, reading the next cell's 8 values through `at`.
+#[inline]
+fn diagonal_value_with(
+    grid: &Grid,
+    x: i64,
+    y: i64,
+    d: Direction,
+    at: impl Fn(i64, i64) -> [i16; 8],
+) -> i16 {
+    let (dx, dy) = d.delta();
+    let (dx, dy) = (i64::from(dx), i64::from(dy));
+    let (nx, ny) = (x + dx, y + dy);
+    if blocked(grid, x, y) || blocked(grid, nx, ny) || blocked(grid, nx, y) || blocked(grid, x, ny)
+    {
+        return 0;
+    }
+    let (h, v) = d.components();
+    let next = at(nx, ny);
+    if next[h.index()] > 0 || next[v.index()] > 0 {
+        return 1;
+    }
+    match next[d.index()] {
+        k if k > 0 => k + 1,
+        k => k - 1,
+    }
+}
+
+/// One diagonal direction's values for the whole grid, given the straight values in `dist`.
+fn diagonal_plane(grid: &Grid, dist: &[[i16; 8]], d: Direction) -> Vec<i16> {
+    let (w, h) = (grid.width() as usize, grid.height() as usize);
+    let (_, dy) = d.delta();
+    let mut plane = vec![0i16; w * h];
+    let rows: Vec<usize> = if dy < 0 {
+        (0..h).collect()
+    } else {
+        (0..h).rev().collect()
+    };
+    for y in rows {
+        for x in 0..w {
+            let v = diagonal_value_with(grid, x as i64, y as i64, d, |nx, ny| {
+                let i = ny as usize * w + nx as usize;
+                let mut cell = dist[i];
+                cell[d.index()] = plane[i];
+                cell
+            });
+            plane[y * w + x] = v;
+        }
+    }
+    plane
+}
