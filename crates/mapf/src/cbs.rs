@@ -203,12 +203,12 @@ impl Avoid {
         if self.rest_from.get(&to).is_some_and(|&r| r < t) {
             c += 1;
         }
-        if from != to && t > 0 {
-            if let Some(x) = self.at.get(&key(to, t - 1)) {
-                if self.at.get(&key(from, t)) == Some(x) {
-                    c += 1;
-                }
-            }
+        if from != to
+            && t > 0
+            && let Some(x) = self.at.get(&key(to, t - 1))
+            && self.at.get(&key(from, t)) == Some(x)
+        {
+            c += 1;
         }
         c
     }
@@ -295,7 +295,10 @@ impl Cbs<'_> {
             }
             let Some(conflict) = self.nodes[id as usize].chosen else {
                 let node = &self.nodes[id as usize];
-                let paths = node.paths.iter().map(|&p| self.path_store[p as usize].clone());
+                let paths = node
+                    .paths
+                    .iter()
+                    .map(|&p| self.path_store[p as usize].clone());
                 return Ok(Some(paths.collect()));
             };
             let mut children = Vec::new();
@@ -505,7 +508,7 @@ impl Cbs<'_> {
         let mut levels: Vec<Vec<u32>> = vec![vec![self.starts[agent]]];
         let mut seen: FxHashSet<u32> = FxHashSet::default();
         for t in 1..=cost {
-            if t % 64 == 0 && self.deadline.passed() {
+            if t.is_multiple_of(64) && self.deadline.passed() {
                 return Err(Stop);
             }
             seen.clear();

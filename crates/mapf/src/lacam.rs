@@ -53,7 +53,7 @@ pub(crate) fn lacam(
     let mut iterations: u64 = 0;
     while let Some(&top) = open.last() {
         iterations += 1;
-        if iterations % 32 == 0 && deadline.passed() {
+        if iterations.is_multiple_of(32) && deadline.passed() {
             return LacamResult::TimedOut;
         }
         let node = &mut nodes[top as usize];

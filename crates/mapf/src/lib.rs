@@ -246,12 +246,14 @@ pub fn solve(
             match planned {
                 Ok(solution) => SolveOutcome::Solved(solution),
                 Err(pp::PpFailure::TimedOut) => SolveOutcome::TimedOut,
-                Err(pp::PpFailure::Blocked { agent, rank, why }) => SolveOutcome::NoSolution(format!(
-                    "prioritized planning failed: agent {agent} (planned {}th, order {}) {why} \
+                Err(pp::PpFailure::Blocked { agent, rank, why }) => {
+                    SolveOutcome::NoSolution(format!(
+                        "prioritized planning failed: agent {agent} (planned {}th, order {}) {why} \
                      around the {rank} agents planned before it",
-                    rank + 1,
-                    config.priority
-                )),
+                        rank + 1,
+                        config.priority
+                    ))
+                }
             }
         }
         Solver::Cbs => match cbs::cbs(&graph, &dist, &starts, &goals, deadline) {

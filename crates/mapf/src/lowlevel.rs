@@ -37,6 +37,9 @@ pub(crate) enum LowResult {
     TimedOut,
 }
 
+/// Heap order: smallest f, then fewest conflicts, then deepest (largest t), then oldest.
+type OpenEntry = (Reverse<u32>, Reverse<u32>, u32, Reverse<u32>);
+
 struct Node {
     v: u32,
     t: u32,
@@ -67,8 +70,7 @@ pub(crate) fn space_time_astar(
     let heuristic = |v: u32, t: u32| h[v as usize].max(finish.saturating_sub(t));
     let mut nodes: Vec<Node> = Vec::new();
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
-    // (f, conflicts, deeper first, node)
-    let mut open: BinaryHeap<(Reverse<u32>, Reverse<u32>, u32, Reverse<u32>)> = BinaryHeap::new();
+    let mut open: BinaryHeap<OpenEntry> = BinaryHeap::new();
     nodes.push(Node {
         v: start,
         t: 0,
@@ -81,7 +83,7 @@ pub(crate) fn space_time_astar(
     let mut pops: u32 = 0;
     while let Some((_, Reverse(conflicts), _, Reverse(id))) = open.pop() {
         pops = pops.wrapping_add(1);
-        if pops % 1024 == 0 && deadline.passed() {
+        if pops.is_multiple_of(1024) && deadline.passed() {
             return LowResult::TimedOut;
         }
         let node = &mut nodes[id as usize];

@@ -150,4 +150,3 @@ pub(crate) fn prioritized(
     }
     Ok(paths)
 }
-

@@ -226,8 +226,4 @@ impl Deadline {
     pub(crate) fn passed(&self) -> bool {
         self.at.is_some_and(|d| Instant::now() >= d)
     }
-
-    pub(crate) fn instant(&self) -> Option<Instant> {
-        self.at
-    }
 }

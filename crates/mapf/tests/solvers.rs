@@ -12,11 +12,18 @@ use cuplan_mapf::{Instance, PriorityOrder, SolveOutcome, Solver, SolverConfig, s
 use proptest::prelude::*;
 
 fn config(seconds: u64) -> SolverConfig {
-    SolverConfig { time_limit: Duration::from_secs(seconds), ..SolverConfig::default() }
+    SolverConfig {
+        time_limit: Duration::from_secs(seconds),
+        ..SolverConfig::default()
+    }
 }
 
 /// The solution (checked) or `None` for "no solution"; panics on a time-out.
-fn solved(instance: &Instance, solver: Solver, cfg: &SolverConfig) -> Option<cuplan_mapf::Solution> {
+fn solved(
+    instance: &Instance,
+    solver: Solver,
+    cfg: &SolverConfig,
+) -> Option<cuplan_mapf::Solution> {
     solved_or_timeout(instance, solver, cfg).unwrap_or_else(|| panic!("{solver} timed out"))
 }
 
@@ -34,7 +41,11 @@ fn solved_or_timeout(
             assert!(s.soc() >= instance.lower_bound());
             for (path, goal) in s.paths.iter().zip(instance.goals()) {
                 assert_eq!(path.last(), Some(goal));
-                assert_eq!(cuplan_mapf::Solution::agent_cost(path) as usize, path.len() - 1, "path not trimmed");
+                assert_eq!(
+                    cuplan_mapf::Solution::agent_cost(path) as usize,
+                    path.len() - 1,
+                    "path not trimmed"
+                );
             }
             Some(s)
         }
@@ -97,12 +108,34 @@ proptest! {
 fn reports_unsolvable_instances() {
     // Two agents swapping ends of a corridor: impossible.
     let grid = Arc::new(Grid::from_ascii("...\n").unwrap());
-    let inst = Instance::new(grid, vec![Cell::new(0, 0), Cell::new(2, 0)], vec![Cell::new(2, 0), Cell::new(0, 0)]).unwrap();
+    let inst = Instance::new(
+        grid,
+        vec![Cell::new(0, 0), Cell::new(2, 0)],
+        vec![Cell::new(2, 0), Cell::new(0, 0)],
+    )
+    .unwrap();
     assert_eq!(common::optimal_soc(&inst), None);
-    assert!(matches!(solve(&inst, Solver::Lacam, &config(5)).unwrap(), SolveOutcome::NoSolution(_)));
-    assert!(matches!(solve(&inst, Solver::Pp, &config(5)).unwrap(), SolveOutcome::NoSolution(_)));
-    let cbs = solve(&inst, Solver::Cbs, &SolverConfig { time_limit: Duration::from_millis(300), ..config(0) }).unwrap();
-    assert!(matches!(cbs, SolveOutcome::TimedOut | SolveOutcome::NoSolution(_)));
+    assert!(matches!(
+        solve(&inst, Solver::Lacam, &config(5)).unwrap(),
+        SolveOutcome::NoSolution(_)
+    ));
+    assert!(matches!(
+        solve(&inst, Solver::Pp, &config(5)).unwrap(),
+        SolveOutcome::NoSolution(_)
+    ));
+    let cbs = solve(
+        &inst,
+        Solver::Cbs,
+        &SolverConfig {
+            time_limit: Duration::from_millis(300),
+            ..config(0)
+        },
+    )
+    .unwrap();
+    assert!(matches!(
+        cbs,
+        SolveOutcome::TimedOut | SolveOutcome::NoSolution(_)
+    ));
 }
 
 #[test]
@@ -113,23 +146,38 @@ fn pp_reports_which_agent_failed() {
     let starts = vec![Cell::new(1, 0), Cell::new(0, 0)];
     let goals = vec![Cell::new(2, 0), Cell::new(4, 0)];
     let inst = Instance::new(grid, starts, goals).unwrap();
-    let given = SolverConfig { priority: PriorityOrder::Given, ..config(5) };
+    let given = SolverConfig {
+        priority: PriorityOrder::Given,
+        ..config(5)
+    };
     match solve(&inst, Solver::Pp, &given).unwrap() {
         SolveOutcome::NoSolution(why) => assert!(why.contains("agent 1"), "{why}"),
         other => panic!("expected a PP failure, got {other:?}"),
     }
-    let longest = SolverConfig { priority: PriorityOrder::LongestFirst, ..config(5) };
+    let longest = SolverConfig {
+        priority: PriorityOrder::LongestFirst,
+        ..config(5)
+    };
     assert!(solved(&inst, Solver::Pp, &longest).is_some());
     let optimum = common::optimal_soc(&inst).unwrap();
-    assert_eq!(solved(&inst, Solver::Cbs, &config(5)).unwrap().soc(), optimum);
+    assert_eq!(
+        solved(&inst, Solver::Cbs, &config(5)).unwrap().soc(),
+        optimum
+    );
     assert!(solved(&inst, Solver::Lacam, &config(5)).unwrap().soc() >= optimum);
 }
 
 #[test]
 fn deterministic_for_a_seed() {
-    let inst = (0..).find_map(|seed| common::random_instance(12, 12, 15, 30, seed)).unwrap();
+    let inst = (0..)
+        .find_map(|seed| common::random_instance(12, 12, 15, 30, seed))
+        .unwrap();
     for solver in Solver::ALL {
-        let cfg = SolverConfig { seed: 7, priority: PriorityOrder::Random, ..config(20) };
+        let cfg = SolverConfig {
+            seed: 7,
+            priority: PriorityOrder::Random,
+            ..config(20)
+        };
         let a = solve(&inst, solver, &cfg).unwrap();
         let b = solve(&inst, solver, &cfg).unwrap();
         assert_eq!(a, b, "{solver}");
@@ -139,41 +187,95 @@ fn deterministic_for_a_seed() {
 #[test]
 fn time_limits_hold_on_a_hard_instance() {
     // 300 agents on a 30x30 map: CBS cannot finish in 200 ms.
-    let inst = (0..).find_map(|seed| common::random_instance(30, 30, 10, 300, seed)).unwrap();
+    let inst = (0..)
+        .find_map(|seed| common::random_instance(30, 30, 10, 300, seed))
+        .unwrap();
     let limit = Duration::from_millis(200);
     let clock = Instant::now();
-    let outcome = solve(&inst, Solver::Cbs, &SolverConfig { time_limit: limit, ..config(0) }).unwrap();
+    let outcome = solve(
+        &inst,
+        Solver::Cbs,
+        &SolverConfig {
+            time_limit: limit,
+            ..config(0)
+        },
+    )
+    .unwrap();
     assert_eq!(outcome, SolveOutcome::TimedOut);
-    assert!(clock.elapsed() < limit + Duration::from_millis(500), "{:?}", clock.elapsed());
-    let zero = SolverConfig { time_limit: Duration::ZERO, ..config(0) };
+    assert!(
+        clock.elapsed() < limit + Duration::from_millis(500),
+        "{:?}",
+        clock.elapsed()
+    );
+    let zero = SolverConfig {
+        time_limit: Duration::ZERO,
+        ..config(0)
+    };
     for solver in Solver::ALL {
-        assert_eq!(solve(&inst, solver, &zero).unwrap(), SolveOutcome::TimedOut, "{solver}");
+        assert_eq!(
+            solve(&inst, solver, &zero).unwrap(),
+            SolveOutcome::TimedOut,
+            "{solver}"
+        );
     }
 }
 
 /// (map, scen, agents for LaCAM and PP, agents for CBS or 0)
 const SHARED: &[(&str, &str, usize, usize)] = &[
-    ("random-32-32-10", "scen-random/random-32-32-10-random-1.scen", 150, 30),
-    ("random-32-32-20", "scen-even/random-32-32-20-even-1.scen", 100, 15),
-    ("room-32-32-4", "scen-random/room-32-32-4-random-1.scen", 100, 10),
-    ("maze-32-32-2", "scen-random/maze-32-32-2-random-1.scen", 60, 8),
+    (
+        "random-32-32-10",
+        "scen-random/random-32-32-10-random-1.scen",
+        150,
+        30,
+    ),
+    (
+        "random-32-32-20",
+        "scen-even/random-32-32-20-even-1.scen",
+        100,
+        15,
+    ),
+    (
+        "room-32-32-4",
+        "scen-random/room-32-32-4-random-1.scen",
+        100,
+        10,
+    ),
+    (
+        "maze-32-32-2",
+        "scen-random/maze-32-32-2-random-1.scen",
+        60,
+        8,
+    ),
     ("empty-8-8", "scen-even/empty-8-8-even-1.scen", 32, 10),
-    ("warehouse-10-20-10-2-1", "scen-random/warehouse-10-20-10-2-1-random-1.scen", 300, 0),
+    (
+        "warehouse-10-20-10-2-1",
+        "scen-random/warehouse-10-20-10-2-1-random-1.scen",
+        300,
+        0,
+    ),
     ("den312d", "scen-random/den312d-random-1.scen", 200, 0),
     ("ost003d", "scen-even/ost003d-even-1.scen", 200, 0),
 ];
 
 #[test]
 fn shared_mapf_benchmark_solutions_validate() {
-    let Some(dir) = common::mapf_data() else { return };
+    let Some(dir) = common::mapf_data() else {
+        return;
+    };
     for &(map, scen, k, k_cbs) in SHARED {
         let map_path = dir.join("maps").join(format!("{map}.map"));
         let inst = Instance::from_moving_ai(&map_path, dir.join(scen), k).unwrap();
-        assert!(solved(&inst, Solver::Lacam, &config(60)).is_some(), "lacam failed on {map}");
+        assert!(
+            solved(&inst, Solver::Lacam, &config(60)).is_some(),
+            "lacam failed on {map}"
+        );
         let _ = solved(&inst, Solver::Pp, &config(60));
         if k_cbs > 0 {
             let small = Instance::from_moving_ai(&map_path, dir.join(scen), k_cbs).unwrap();
-            assert!(solved(&small, Solver::Cbs, &config(60)).is_some(), "cbs failed on {map}");
+            assert!(
+                solved(&small, Solver::Cbs, &config(60)).is_some(),
+                "cbs failed on {map}"
+            );
         }
     }
 }

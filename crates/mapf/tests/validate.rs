@@ -16,7 +16,12 @@ fn c(x: u32, y: u32) -> Cell {
 /// A 4×3 map with one wall cell at (1, 1); agent 0 goes (0,0) -> (3,0), agent 1 (3,2) -> (0,2).
 fn instance() -> Instance {
     let grid = Grid::from_ascii("....\n.@..\n....\n").unwrap();
-    Instance::new(Arc::new(grid), vec![c(0, 0), c(3, 2)], vec![c(3, 0), c(0, 2)]).unwrap()
+    Instance::new(
+        Arc::new(grid),
+        vec![c(0, 0), c(3, 2)],
+        vec![c(3, 0), c(0, 2)],
+    )
+    .unwrap()
 }
 
 fn good() -> Vec<Vec<Cell>> {
@@ -46,14 +51,23 @@ fn accepts_good_solutions_and_counts_costs() {
 #[test]
 fn agent_cost_counts_leaving_the_goal() {
     // At the goal at t = 1, away at t = 2, back for good at t = 3.
-    assert_eq!(Solution::agent_cost(&[c(0, 0), c(1, 0), c(0, 0), c(1, 0)]), 3);
+    assert_eq!(
+        Solution::agent_cost(&[c(0, 0), c(1, 0), c(0, 0), c(1, 0)]),
+        3
+    );
     assert_eq!(Solution::agent_cost(&[c(1, 0)]), 0);
     assert_eq!(Solution::agent_cost(&[c(1, 0), c(1, 0)]), 0);
 }
 
 #[test]
 fn catches_count_and_empty() {
-    assert!(matches!(check(vec![good()[0].clone()]), Err(Violation::WrongAgentCount { expected: 2, found: 1 })));
+    assert!(matches!(
+        check(vec![good()[0].clone()]),
+        Err(Violation::WrongAgentCount {
+            expected: 2,
+            found: 1
+        })
+    ));
     let mut p = good();
     p[1].clear();
     assert_eq!(check(p), Err(Violation::EmptyPath { agent: 1 }));
@@ -63,26 +77,53 @@ fn catches_count_and_empty() {
 fn catches_bounds_and_obstacles() {
     let mut p = good();
     p[0][1] = c(9, 0);
-    assert!(matches!(check(p), Err(Violation::OutOfBounds { agent: 0, t: 1, .. })));
+    assert!(matches!(
+        check(p),
+        Err(Violation::OutOfBounds { agent: 0, t: 1, .. })
+    ));
     let mut p = good();
     p[0] = vec![c(0, 0), c(0, 1), c(1, 1), c(2, 1), c(3, 1), c(3, 0)];
-    assert_eq!(check(p), Err(Violation::Obstacle { agent: 0, t: 2, cell: c(1, 1) }));
+    assert_eq!(
+        check(p),
+        Err(Violation::Obstacle {
+            agent: 0,
+            t: 2,
+            cell: c(1, 1)
+        })
+    );
 }
 
 #[test]
 fn catches_start_goal_and_jumps() {
     let mut p = good();
     p[0][0] = c(1, 0);
-    assert!(matches!(check(p), Err(Violation::WrongStart { agent: 0, .. })));
+    assert!(matches!(
+        check(p),
+        Err(Violation::WrongStart { agent: 0, .. })
+    ));
     let mut p = good();
     p[1].pop();
-    assert!(matches!(check(p), Err(Violation::WrongGoal { agent: 1, .. })));
+    assert!(matches!(
+        check(p),
+        Err(Violation::WrongGoal { agent: 1, .. })
+    ));
     let mut p = good();
     p[0] = vec![c(0, 0), c(2, 0), c(3, 0)];
-    assert_eq!(check(p), Err(Violation::NotAdjacent { agent: 0, t: 0, from: c(0, 0), to: c(2, 0) }));
+    assert_eq!(
+        check(p),
+        Err(Violation::NotAdjacent {
+            agent: 0,
+            t: 0,
+            from: c(0, 0),
+            to: c(2, 0)
+        })
+    );
     let mut p = good();
     p[0] = vec![c(0, 0), c(1, 0), c(2, 1), c(3, 0)];
-    assert!(matches!(check(p), Err(Violation::NotAdjacent { agent: 0, t: 1, .. })));
+    assert!(matches!(
+        check(p),
+        Err(Violation::NotAdjacent { agent: 0, t: 1, .. })
+    ));
 }
 
 #[test]
@@ -90,35 +131,89 @@ fn catches_vertex_conflicts() {
     // Both pass through (2, 1)... agent 0 via the middle row at t = 3, agent 1 at t = 3.
     let paths = vec![
         vec![c(0, 0), c(1, 0), c(2, 0), c(2, 1), c(3, 1), c(3, 0)],
-        vec![c(3, 2), c(3, 1), c(2, 1), c(2, 1), c(2, 2), c(1, 2), c(0, 2)],
+        vec![
+            c(3, 2),
+            c(3, 1),
+            c(2, 1),
+            c(2, 1),
+            c(2, 2),
+            c(1, 2),
+            c(0, 2),
+        ],
     ];
-    assert_eq!(check(paths), Err(Violation::VertexConflict { a: 0, b: 1, t: 3, cell: c(2, 1) }));
+    assert_eq!(
+        check(paths),
+        Err(Violation::VertexConflict {
+            a: 0,
+            b: 1,
+            t: 3,
+            cell: c(2, 1)
+        })
+    );
 }
 
 #[test]
 fn catches_an_agent_running_into_a_finished_one() {
     let grid = Grid::from_ascii("....\n").unwrap();
-    let inst = Instance::new(Arc::new(grid), vec![c(0, 0), c(3, 0)], vec![c(1, 0), c(0, 0)]).unwrap();
+    let inst = Instance::new(
+        Arc::new(grid),
+        vec![c(0, 0), c(3, 0)],
+        vec![c(1, 0), c(0, 0)],
+    )
+    .unwrap();
     // Agent 0 finishes on (1, 0) at t = 1; agent 1 walks through it at t = 2.
     let s = Solution {
-        paths: vec![vec![c(0, 0), c(1, 0)], vec![c(3, 0), c(2, 0), c(1, 0), c(0, 0)]],
+        paths: vec![
+            vec![c(0, 0), c(1, 0)],
+            vec![c(3, 0), c(2, 0), c(1, 0), c(0, 0)],
+        ],
     };
-    assert_eq!(s.validate(&inst), Err(Violation::VertexConflict { a: 0, b: 1, t: 2, cell: c(1, 0) }));
+    assert_eq!(
+        s.validate(&inst),
+        Err(Violation::VertexConflict {
+            a: 0,
+            b: 1,
+            t: 2,
+            cell: c(1, 0)
+        })
+    );
 }
 
 #[test]
 fn catches_swaps() {
     let grid = Grid::from_ascii("...\n").unwrap();
-    let inst = Instance::new(Arc::new(grid), vec![c(0, 0), c(2, 0)], vec![c(2, 0), c(0, 0)]).unwrap();
+    let inst = Instance::new(
+        Arc::new(grid),
+        vec![c(0, 0), c(2, 0)],
+        vec![c(2, 0), c(0, 0)],
+    )
+    .unwrap();
     let s = Solution {
-        paths: vec![vec![c(0, 0), c(1, 0), c(2, 0)], vec![c(2, 0), c(2, 0), c(1, 0), c(0, 0)]],
+        paths: vec![
+            vec![c(0, 0), c(1, 0), c(2, 0)],
+            vec![c(2, 0), c(2, 0), c(1, 0), c(0, 0)],
+        ],
     };
     // t = 1: agent 0 on (1, 0); t = 2: agent 0 to (2, 0) while agent 1 goes (2, 0) -> (1, 0).
-    assert!(matches!(s.validate(&inst), Err(Violation::SwapConflict { a: 0, b: 1, t: 1, .. })));
+    assert!(matches!(
+        s.validate(&inst),
+        Err(Violation::SwapConflict {
+            a: 0,
+            b: 1,
+            t: 1,
+            ..
+        })
+    ));
     let s = Solution {
-        paths: vec![vec![c(0, 0), c(1, 0), c(2, 0)], vec![c(2, 0), c(1, 0), c(0, 0)]],
+        paths: vec![
+            vec![c(0, 0), c(1, 0), c(2, 0)],
+            vec![c(2, 0), c(1, 0), c(0, 0)],
+        ],
     };
-    assert!(matches!(s.validate(&inst), Err(Violation::VertexConflict { t: 1, .. })));
+    assert!(matches!(
+        s.validate(&inst),
+        Err(Violation::VertexConflict { t: 1, .. })
+    ));
 }
 
 /// Position of an agent at time t (resting on its last cell afterwards).

@@ -12,11 +12,17 @@ use cuplan_mapf::Instance;
 
 /// `../shared/data/mapf`, or `None` (with a message) when the data is absent.
 pub(crate) fn mapf_data() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/mapf"));
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/mapf"
+    ));
     if dir.join("maps").is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipping: MAPF benchmark data not found at {}", dir.display());
+        eprintln!(
+            "skipping: MAPF benchmark data not found at {}",
+            dir.display()
+        );
         None
     }
 }
@@ -68,11 +74,17 @@ pub(crate) fn optimal_soc(instance: &Instance) -> Option<u64> {
     let mut best: HashMap<State, u64> = HashMap::new();
     let mut heap: BinaryHeap<(Reverse<u64>, Vec<Cell>, u32)> = BinaryHeap::new();
     let at_goal = |pos: &[Cell]| -> u32 {
-        (0..n).filter(|&i| pos[i] == goals[i]).fold(0, |m, i| m | (1 << i))
+        (0..n)
+            .filter(|&i| pos[i] == goals[i])
+            .fold(0, |m, i| m | (1 << i))
     };
     let all = (1u32 << n) - 1;
     // Every subset of the agents already on their goals may be declared finished.
-    let push_subsets = |pos: Vec<Cell>, done: u32, cost: u64, heap: &mut BinaryHeap<_>, best: &mut HashMap<State, u64>| {
+    let push_subsets = |pos: Vec<Cell>,
+                        done: u32,
+                        cost: u64,
+                        heap: &mut BinaryHeap<_>,
+                        best: &mut HashMap<State, u64>| {
         let optional = at_goal(&pos) & !done;
         let mut sub = optional;
         loop {
@@ -97,7 +109,13 @@ pub(crate) fn optimal_soc(instance: &Instance) -> Option<u64> {
         }
         let step = u64::from(n as u32 - done.count_ones());
         let options: Vec<Vec<Cell>> = (0..n)
-            .map(|i| if done >> i & 1 == 1 { vec![pos[i]] } else { moves(grid, pos[i]) })
+            .map(|i| {
+                if done >> i & 1 == 1 {
+                    vec![pos[i]]
+                } else {
+                    moves(grid, pos[i])
+                }
+            })
             .collect();
         let mut choice = vec![0usize; n];
         'outer: loop {
@@ -126,7 +144,10 @@ pub(crate) struct TestRng(u64);
 
 impl TestRng {
     pub(crate) fn new(seed: u64) -> TestRng {
-        TestRng(seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407))
+        TestRng(
+            seed.wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407),
+        )
     }
     pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
@@ -141,12 +162,22 @@ impl TestRng {
 
 /// A random grid with `agents` agents on distinct free, mutually reachable cells, or `None`
 /// when this seed does not give a valid instance.
-pub(crate) fn random_instance(width: u32, height: u32, density_pct: u64, agents: usize, seed: u64) -> Option<Instance> {
+pub(crate) fn random_instance(
+    width: u32,
+    height: u32,
+    density_pct: u64,
+    agents: usize,
+    seed: u64,
+) -> Option<Instance> {
     let mut rng = TestRng::new(seed);
     let mut art = String::new();
     for _ in 0..height {
         for _ in 0..width {
-            art.push(if rng.below(100) < density_pct { '@' } else { '.' });
+            art.push(if rng.below(100) < density_pct {
+                '@'
+            } else {
+                '.'
+            });
         }
         art.push('\n');
     }
