@@ -42,28 +42,54 @@ fn sorted_dir(dir: &FsPath) -> Vec<PathBuf> {
 }
 
 fn shared_cases(q: usize) -> Vec<Case> {
-    let grid_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/grid"));
+    let grid_dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/grid"
+    ));
     if !grid_dir.is_dir() {
-        eprintln!("shared data not found at {}: generated maps only", grid_dir.display());
+        eprintln!(
+            "shared data not found at {}: generated maps only",
+            grid_dir.display()
+        );
         return Vec::new();
     }
     let mut cases = Vec::new();
     for family in sorted_dir(&grid_dir) {
-        let fam = family.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let fam = family
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if fam == "legacy-scen" {
             continue;
         }
         for map in sorted_dir(&family) {
-            let Some(name) = map.file_name().and_then(|s| s.to_str()).and_then(|s| s.strip_suffix(".map")) else {
+            let Some(name) = map
+                .file_name()
+                .and_then(|s| s.to_str())
+                .and_then(|s| s.strip_suffix(".map"))
+            else {
                 continue;
             };
-            let (Ok(grid), Ok(scen)) = (Grid::read_movingai(&map), Scenario::read(format!("{}.scen", map.display()))) else {
+            let (Ok(grid), Ok(scen)) = (
+                Grid::read_movingai(&map),
+                Scenario::read(format!("{}.scen", map.display())),
+            ) else {
                 eprintln!("skipping unreadable {}", map.display());
                 continue;
             };
             let k = scen.entries.len() / q + 1;
-            let queries = scen.entries.iter().step_by(k).map(|e| (e.start, e.goal)).collect();
-            cases.push(Case { family: fam.clone(), name: name.to_string(), grid, queries });
+            let queries = scen
+                .entries
+                .iter()
+                .step_by(k)
+                .map(|e| (e.start, e.goal))
+                .collect();
+            cases.push(Case {
+                family: fam.clone(),
+                name: name.to_string(),
+                grid,
+                queries,
+            });
         }
     }
     cases
@@ -75,14 +101,22 @@ fn generated_cases(q: usize) -> Vec<Case> {
         .filter_map(|f| {
             let grid = f.generate(256, 256, 42).ok()?;
             let queries = generate::random_queries(&grid, q, 7);
-            Some(Case { family: "generated".into(), name: f.name(), grid, queries })
+            Some(Case {
+                family: "generated".into(),
+                name: f.name(),
+                grid,
+                queries,
+            })
         })
         .collect()
 }
 
 fn families(c: &mut Criterion) {
     let q = queries_per_map();
-    let cases: Vec<Case> = shared_cases(q).into_iter().chain(generated_cases(q)).collect();
+    let cases: Vec<Case> = shared_cases(q)
+        .into_iter()
+        .chain(generated_cases(q))
+        .collect();
     for case in &cases {
         let mut group = c.benchmark_group(format!("{}/{}", case.family, case.name));
         group
@@ -115,5 +149,10 @@ fn families(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, families);
+criterion_group! {
+    #![allow(missing_docs)]
+    name = benches;
+    config = Criterion::default();
+    targets = families
+}
 criterion_main!(benches);

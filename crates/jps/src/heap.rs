@@ -78,10 +78,9 @@ impl Heap {
             let end = (first + 4).min(n);
             let mut best = first;
             let mut best_v = items[first];
-            for c in first + 1..end {
-                let v = items[c];
+            for (c, &v) in items[first + 1..end].iter().enumerate() {
                 if v < best_v {
-                    best = c;
+                    best = first + 1 + c;
                     best_v = v;
                 }
             }
@@ -104,7 +103,7 @@ mod tests {
     fn pops_in_sorted_order() {
         let mut h = Heap::default();
         let mut v: Vec<u128> = (0..1000u64)
-            .map(|i| entry((i * 7919) % 613, (i * 31) % 17 << 32, i as u32))
+            .map(|i| entry((i * 7919) % 613, ((i * 31) % 17) << 32, i as u32))
             .collect();
         for &e in &v {
             h.push(e);

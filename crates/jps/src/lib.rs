@@ -49,10 +49,12 @@ mod error;
 mod heap;
 mod jump;
 mod planner;
+mod smooth;
 mod table;
 
 pub use algorithm::Algorithm;
 pub use engine::{Path, SearchOutcome, SearchStats, Searcher};
 pub use error::{Endpoint, JpsError};
 pub use planner::{Planner, find_path, find_paths};
+pub use smooth::{euclidean_length, line_of_sight, smooth};
 pub use table::{JumpTable, MAX_TABLE_SIDE};

@@ -222,7 +222,11 @@ impl JumpTable {
         // Order keys so that row y + dy comes first.
         let key = |i: usize| {
             let y = i / w;
-            let order = if dy < 0 { y } else { self.height as usize - 1 - y };
+            let order = if dy < 0 {
+                y
+            } else {
+                self.height as usize - 1 - y
+            };
             (order, i)
         };
         let mut work: BTreeSet<(usize, usize)> = BTreeSet::new();
@@ -230,7 +234,10 @@ impl JumpTable {
             // The dirty cell itself (its legality may have changed) and the cell whose value
             // reads it.
             work.insert(key(i));
-            let (x, y) = ((i % w) as i64 - i64::from(dx), (i / w) as i64 - i64::from(dy));
+            let (x, y) = (
+                (i % w) as i64 - i64::from(dx),
+                (i / w) as i64 - i64::from(dy),
+            );
             if grid.contains_signed(x, y) {
                 work.insert(key(y as usize * w + x as usize));
             }

@@ -406,6 +406,8 @@ fn queue_bfs(
     let cells = out.len() / goals.len().max(1);
     let (out_a, out_b) = out.split_at_mut(cells.min(out.len()));
     let (a, b) = (&mut lanes.0, &mut lanes.1);
+    out_a.fill(0);
+    out_b.fill(0);
     match *goals {
         [ga, gb] => {
             a.start(template, geo, ga);

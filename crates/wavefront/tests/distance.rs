@@ -36,7 +36,7 @@ fn check_maps(grid: &Grid, goals: &[Cell], kernel: CpuKernel) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
     fn both_kernels_match_bfs(grid in arb_grid(), picks in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0), 0..4)) {

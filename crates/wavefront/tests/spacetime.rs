@@ -42,6 +42,18 @@ impl Model {
 
     /// Earliest arrival by BFS over `(cell, t)`, `t <= horizon`, with the settle rule.
     fn earliest(&self, grid: &Grid, start: Cell, goal: Cell, horizon: u32) -> Option<u32> {
+        self.earliest_after(grid, start, goal, horizon, 0)
+    }
+
+    /// [`Model::earliest`] arriving no earlier than `min_arrival`.
+    fn earliest_after(
+        &self,
+        grid: &Grid,
+        start: Cell,
+        goal: Cell,
+        horizon: u32,
+        min_arrival: u32,
+    ) -> Option<u32> {
         if self.parked.contains_key(&goal) {
             return None;
         }
@@ -51,7 +63,8 @@ impl Model {
             .filter(|(c, _)| *c == goal)
             .map(|&(_, t)| t + 1)
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+            .max(min_arrival);
         if self.taken(start, 0) {
             return None;
         }
@@ -131,7 +144,7 @@ fn agents() -> impl Strategy<Value = Vec<Agent>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
 
     #[test]
     fn matches_plain_space_time_bfs(
@@ -181,6 +194,7 @@ proptest! {
         vertex in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0u32..20), 0..12),
         edges in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0usize..4, 1u32..20), 0..12),
         horizon in 0u32..30,
+        min_arrival in 0u32..8,
     ) {
         let (Some(start), Some(goal)) = (pick_free(&grid, ends.0, ends.1), pick_free(&grid, ends.2, ends.3)) else {
             return Ok(());
@@ -198,8 +212,12 @@ proptest! {
             constraints.add_edge(from, to, t).unwrap();
             model.forbidden.insert((from, to, t));
         }
-        let got = space_time_astar(&grid, start, goal, None, Some(&constraints), Some(horizon), Backend::Cpu).unwrap();
-        let want = model.earliest(&grid, start, goal, horizon);
+        let query = SpaceTimeQuery::new(start, goal)
+            .with_constraints(&constraints)
+            .with_horizon(horizon)
+            .with_min_arrival(min_arrival);
+        let got = space_time_search(&grid, &query).unwrap();
+        let want = model.earliest_after(&grid, start, goal, horizon, min_arrival);
         match (&got, want) {
             (SpaceTimeResult::Found(p), Some(t)) => {
                 prop_assert_eq!(p.arrival(), t);

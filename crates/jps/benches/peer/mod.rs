@@ -9,16 +9,17 @@ const DIAGONAL: u64 = 1_414_214;
 const DIAGONAL_EXTRA: u64 = 414_213;
 
 /// Cost (scaled by 10^6) of an optimal path, or `None`.
-pub fn pathfinding_astar(grid: &Grid, start: Cell, goal: Cell) -> Option<u64> {
+pub(crate) fn pathfinding_astar(grid: &Grid, start: Cell, goal: Cell) -> Option<u64> {
     pathfinding::prelude::astar(
         &start,
         |&c| {
-            Direction::ALL.into_iter().filter_map(move |d| {
-                grid.can_step(c, d).then(|| {
+            Direction::ALL
+                .into_iter()
+                .filter(move |&d| grid.can_step(c, d))
+                .map(move |d| {
                     let cost = if d.is_diagonal() { DIAGONAL } else { STRAIGHT };
                     (c.step(d).unwrap_or(c), cost)
                 })
-            })
         },
         |&c| {
             let (straight, diagonal) = c.octile_steps(goal);
