@@ -32,6 +32,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub use cuplan_grid as grid;
 pub use cuplan_jps as jps;
 pub use cuplan_mapf as mapf;

@@ -3,6 +3,8 @@
 //! - `cargo xtask bench [suite]`: the GPPC-style benchmark (see `bench`).
 //! - `cargo xtask tidy`: layering and documentation rules (also run by `cargo test`).
 
+#![forbid(unsafe_code)]
+
 mod bench;
 mod gpu;
 mod ptx;

@@ -479,7 +479,7 @@ mod tests {
         let root = crate::tidy::workspace_root();
         let ptx = std::fs::read_to_string(root.join(COMMITTED)).unwrap();
         let kernels = kernel_names(&root).unwrap();
-        assert_eq!(kernels.len(), 4, "{kernels:?}");
+        assert_eq!(kernels.len(), 5, "{kernels:?}");
         validate(&ptx, &kernels).unwrap();
         assert!(ptx.contains(&format!(".target {ARCH}")));
     }

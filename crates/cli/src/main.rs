@@ -4,6 +4,8 @@
 //! one line to stderr and exits with status 2. `cuplan mapf` exits 1 when no solution was found
 //! within its limits.
 
+#![forbid(unsafe_code)]
+
 mod batch;
 mod info;
 mod mapf;

@@ -49,7 +49,7 @@ impl QueryArgs {
             .entries
             .into_iter()
             .enumerate()
-            .filter(|(i, _)| *i as u64 % self.every.get() == 0)
+            .filter(|(i, _)| (*i as u64).is_multiple_of(self.every.get()))
             .take(self.limit.unwrap_or(usize::MAX))
             .collect();
         let mut pool = rayon::ThreadPoolBuilder::new();

@@ -156,7 +156,7 @@ pub fn rooms(width: u32, height: u32, room: u32, seed: u64) -> Result<Grid> {
     }
     let mut grid = Grid::open(width, height)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let is_wall = |v: u32| v > 0 && v % room == 0;
+    let is_wall = |v: u32| v > 0 && v.is_multiple_of(room);
     for y in 0..height {
         for x in 0..width {
             if is_wall(x) || is_wall(y) {

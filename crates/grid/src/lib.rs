@@ -42,6 +42,8 @@
 //! # Ok::<(), cuplan_grid::GridError>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod bits;
 mod cell;
 mod components;

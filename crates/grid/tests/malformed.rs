@@ -14,10 +14,7 @@ fn syntax_at(err: GridError) -> (usize, usize, String) {
             message,
             source_name,
         } => {
-            assert_eq!(
-                source_name.ends_with(".map") || source_name.ends_with(".scen"),
-                true
-            );
+            assert!(source_name.ends_with(".map") || source_name.ends_with(".scen"));
             (line, column, message)
         }
         other => panic!("expected a syntax error, got {other:?}"),
