@@ -153,6 +153,7 @@ proptest! {
         ends in (0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0),
         horizon in 0u32..40,
         use_heuristic in any::<bool>(),
+        own in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0usize..5, 0u32..25), 0..6),
     ) {
         let (Some(start), Some(goal)) = (pick_free(&grid, ends.0, ends.1), pick_free(&grid, ends.2, ends.3)) else {
             return Ok(());
@@ -166,8 +167,26 @@ proptest! {
                 model.add_path(&path);
             }
         }
+        // The agent's own constraints on top of the table (d == 4: a vertex constraint).
+        let mut constraints = Constraints::new();
+        for &(fx, fy, d, t) in &own {
+            let from = common::pick(&grid, fx, fy);
+            match grid.neighbours4(from).nth(d) {
+                Some(to) if d < 4 => {
+                    constraints.add_edge(from, to, t).unwrap();
+                    model.forbidden.insert((from, to, t));
+                }
+                _ => {
+                    constraints.add_vertex(from, t);
+                    model.occupied.insert((from, t));
+                }
+            }
+        }
         let maps = distance_maps(&grid, &[goal], Backend::Cpu).unwrap();
-        let mut query = SpaceTimeQuery::new(start, goal).with_table(&table).with_horizon(horizon);
+        let mut query = SpaceTimeQuery::new(start, goal)
+            .with_table(&table)
+            .with_constraints(&constraints)
+            .with_horizon(horizon);
         if use_heuristic {
             query = query.with_heuristic(&maps, 0);
         }
@@ -306,6 +325,36 @@ fn bad_input_is_an_error() {
         space_time_search(&grid, &q),
         Err(WavefrontError::BadHeuristic { .. })
     ));
-    let err = space_time_astar(&grid, a, a, None, None, None, Backend::Cuda).unwrap_err();
-    assert!(matches!(err, WavefrontError::BackendUnavailable { .. }));
+    if !cfg!(feature = "cuda") {
+        let err = space_time_astar(&grid, a, a, None, None, None, Backend::Cuda).unwrap_err();
+        assert!(matches!(err, WavefrontError::BackendUnavailable { .. }));
+    }
+}
+
+#[test]
+fn an_unbounded_horizon_without_a_table_terminates() {
+    let grid = Grid::from_ascii("....\n.@@.\n....").unwrap();
+    let (a, g) = (Cell::new(0, 1), Cell::new(3, 1));
+    let maps = distance_maps(&grid, &[g], Backend::Cpu).unwrap();
+    let q = SpaceTimeQuery::new(a, g)
+        .with_horizon(u32::MAX)
+        .with_heuristic(&maps, 0);
+    assert_eq!(
+        space_time_search(&grid, &q)
+            .unwrap()
+            .path()
+            .map(|p| p.arrival()),
+        Some(5)
+    );
+    let walled = Grid::from_ascii(".@.").unwrap();
+    let r = space_time_astar(
+        &walled,
+        Cell::new(0, 0),
+        Cell::new(2, 0),
+        None,
+        None,
+        Some(u32::MAX),
+        Backend::Cpu,
+    );
+    assert_eq!(r.unwrap(), SpaceTimeResult::Unreachable);
 }

@@ -72,7 +72,12 @@ pub fn data_dir() -> Option<std::path::PathBuf> {
 /// Small random grids for space-time searches (the plain oracle is exponential in nothing,
 /// but its state space is cells × horizon).
 pub fn arb_grid_small() -> impl Strategy<Value = Grid> {
-    (1usize..13, 1usize..10, 0.0f64..0.4).prop_flat_map(|(w, h, density)| {
+    prop_oneof![
+        (1usize..13, 1usize..10, 0.0f64..0.4),
+        // Wide and flat: rows of several words, so carries between words are exercised.
+        (60usize..200, 1usize..5, 0.0f64..0.3),
+    ]
+    .prop_flat_map(|(w, h, density)| {
         proptest::collection::vec(proptest::bool::weighted(1.0 - density), w * h).prop_map(
             move |free| Grid::from_array(&Array2::from_shape_vec((h, w), free).unwrap()).unwrap(),
         )
