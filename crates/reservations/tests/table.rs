@@ -228,10 +228,16 @@ fn a_path_over_the_memory_limit_is_refused_whole() {
     let layer = 5 * 64 * 2 * 8;
     let mut table = ReservationTable::with_memory_limit(&grid, 40, fixed + 3 * layer).unwrap();
     let path: Vec<Cell> = (0..4).map(|x| Cell::new(x, 0)).collect();
-    assert!(matches!(table.reserve_path(&path), Err(ReservationError::TooLarge { .. })));
+    assert!(matches!(
+        table.reserve_path(&path),
+        Err(ReservationError::TooLarge { .. })
+    ));
     assert!((0..=40).all(|t| (0..4).all(|x| !table.is_vertex_reserved(Cell::new(x, 0), t))));
     assert_eq!(table.latest_time(), None);
     table.reserve_path(&path[..3]).unwrap();
-    assert_eq!(table.arrived_from(Cell::new(2, 0), 2), Some(Cell::new(1, 0)));
+    assert_eq!(
+        table.arrived_from(Cell::new(2, 0), 2),
+        Some(Cell::new(1, 0))
+    );
     assert_eq!(table.arrived_from(Cell::new(2, 0), 1), None);
 }

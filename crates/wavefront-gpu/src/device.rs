@@ -19,6 +19,7 @@ pub struct Device {
     name: String,
     pub(crate) distance_init: CudaFunction,
     pub(crate) distance_levels: CudaFunction,
+    pub(crate) distance_sparse_levels: CudaFunction,
     pub(crate) space_time_step: CudaFunction,
     pub(crate) reserve_words: CudaFunction,
 }
@@ -60,6 +61,7 @@ impl Device {
         Ok(Device {
             distance_init: function("distance_init")?,
             distance_levels: function("distance_levels")?,
+            distance_sparse_levels: function("distance_sparse_levels")?,
             space_time_step: function("space_time_step")?,
             reserve_words: function("reserve_words")?,
             ctx,

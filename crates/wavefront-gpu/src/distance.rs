@@ -10,9 +10,22 @@ use crate::device::{addr, addr_mut};
 use crate::layout::{cell_index, dims, free_plane};
 use crate::{Device, GpuError};
 
+/// Which level kernel [`Device::distance_maps`] runs; both give the same maps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DistanceKernel {
+    /// Every level sweeps every word of the goal's plane: no atomics, simplest on the GPU.
+    #[default]
+    Dense,
+    /// Every level expands only the words next to the previous frontier (a per-goal list of
+    /// frontier words, claimed with atomic stamps): work proportional to the frontier.
+    Sparse,
+}
+
 /// How [`Device::distance_maps`] launches its kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DistanceConfig {
+    /// The level kernel.
+    pub kernel: DistanceKernel,
     /// Threads per block (one block per goal); a multiple of 32, at most 1024.
     pub threads_per_block: u32,
     /// Levels one launch runs before the host checks whether every search has ended (one
@@ -24,6 +37,7 @@ pub struct DistanceConfig {
 impl Default for DistanceConfig {
     fn default() -> Self {
         DistanceConfig {
+            kernel: DistanceKernel::default(),
             threads_per_block: 512,
             levels_per_launch: 4096,
         }
@@ -106,6 +120,13 @@ impl Device {
         let mut frontier = self.zeros::<u64>(2 * goals.len() * words)?;
         let mut dist = self.zeros::<u32>(goals.len() * cells)?;
         let mut last_level = self.zeros::<u32>(goals.len())?;
+        let sparse = config.kernel == DistanceKernel::Sparse;
+        // The sparse kernel's buffers (one element where unused: the pointers stay null).
+        let sized = |len: usize| if sparse { len } else { 1 };
+        let mut stamp = self.zeros::<u32>(sized(goals.len() * words))?;
+        let mut lists = self.zeros::<u32>(sized(3 * goals.len() * words))?;
+        let mut counts = self.zeros::<u32>(sized(3 * goals.len()))?;
+        let null_unless = |p: *mut u32| if sparse { p } else { std::ptr::null_mut() };
         let mut launch = DistanceLaunch {
             free: addr(self, &free),
             goals: addr(self, &goal_buf),
@@ -113,6 +134,9 @@ impl Device {
             frontier: addr_mut(self, &mut frontier),
             dist: addr_mut(self, &mut dist),
             last_level: addr_mut(self, &mut last_level),
+            stamp: null_unless(addr_mut(self, &mut stamp)),
+            lists: null_unless(addr_mut(self, &mut lists)),
+            counts: null_unless(addr_mut(self, &mut counts)),
             dims,
             goal_count: n,
             first_level: 1,
@@ -138,7 +162,12 @@ impl Device {
             launch.first_level = first;
             launch.final_level = first.saturating_add(step - 1).min(max_level);
             // SAFETY: as above; the previous launch ended at `first - 1`.
-            unsafe { self.launch(&self.distance_levels, shape, launch)? };
+            let kernel = if sparse {
+                &self.distance_sparse_levels
+            } else {
+                &self.distance_levels
+            };
+            unsafe { self.launch(kernel, shape, launch)? };
             profile.launches += 1;
             let levels = self.download(&last_level)?;
             if levels.iter().all(|&l| l < launch.final_level) {

@@ -12,7 +12,7 @@ use cuplan_wavefront_kernels::word::DIRECTIONS;
 
 use crate::layout::{cell_index, dims, free_plane, word_bit};
 use crate::spacetime::{Ledger, prepare};
-use crate::{DistanceConfig, GpuError, SpaceTimePath};
+use crate::{DistanceConfig, DistanceKernel, GpuError, SpaceTimeLimits, SpaceTimePath};
 
 /// [`Device::distance_maps`](crate::Device::distance_maps) on the host with `threads` threads
 /// per (emulated) block and the default launch chunking.
@@ -54,6 +54,12 @@ pub fn distance_maps_with(
     let mut frontier = vec![0u64; 2 * n * words];
     let mut dist = vec![0u32; n * cells];
     let mut last_level = vec![0u32; n];
+    let sparse = config.kernel == DistanceKernel::Sparse;
+    let sized = |len: usize| if sparse { len } else { 0 };
+    let mut stamp = vec![0u32; sized(n * words)];
+    let mut lists = vec![0u32; sized(3 * n * words)];
+    let mut counts = vec![0u32; sized(3 * n)];
+    let null_unless = |p: *mut u32| if sparse { p } else { std::ptr::null_mut() };
     let mut launch = DistanceLaunch {
         free: free.as_ptr(),
         goals: goal_cells.as_ptr(),
@@ -61,6 +67,9 @@ pub fn distance_maps_with(
         frontier: frontier.as_mut_ptr(),
         dist: dist.as_mut_ptr(),
         last_level: last_level.as_mut_ptr(),
+        stamp: null_unless(stamp.as_mut_ptr()),
+        lists: null_unless(lists.as_mut_ptr()),
+        counts: null_unless(counts.as_mut_ptr()),
         dims,
         goal_count: n as u32,
         first_level: 1,
@@ -81,7 +90,7 @@ pub fn distance_maps_with(
         launch.final_level = first.saturating_add(step - 1).min(max_level);
         for goal in 0..n as u32 {
             // SAFETY: as above; this mirrors the `distance_levels` kernel block by block.
-            unsafe { emulate_levels_block(&launch, goal, threads) };
+            unsafe { emulate_levels_block(&launch, goal, threads, sparse) };
         }
         // SAFETY: last_level is alive and no emulated thread runs now.
         let levels = unsafe { std::slice::from_raw_parts(launch.last_level, n) };
@@ -93,20 +102,29 @@ pub fn distance_maps_with(
     Ok(dist)
 }
 
-/// One block of the `distance_levels` kernel: the same control flow, the barrier being the
-/// end of the loop over threads.
+/// One block of the `distance_levels` (or `distance_sparse_levels`) kernel: the same control
+/// flow, each barrier being the end of a loop over the threads.
 ///
 /// # Safety
 /// `p` satisfies the contract of [`DistanceLaunch`] with host pointers.
-unsafe fn emulate_levels_block(p: &DistanceLaunch, goal: u32, threads: u32) {
+unsafe fn emulate_levels_block(p: &DistanceLaunch, goal: u32, threads: u32, sparse: bool) {
     unsafe {
         if body::distance_finished_before(p, goal, p.first_level) {
             return;
         }
         let mut t = p.first_level;
         while t <= p.final_level && t != 0 {
-            for thread in 0..threads {
-                body::distance_level(p, goal, thread, threads, t);
+            if sparse {
+                for thread in 0..threads {
+                    body::sparse_clear(p, goal, thread, threads, t);
+                }
+                for thread in 0..threads {
+                    body::sparse_level(p, goal, thread, threads, t);
+                }
+            } else {
+                for thread in 0..threads {
+                    body::distance_level(p, goal, thread, threads, t);
+                }
             }
             if !body::distance_goes_on(p, goal, t) {
                 return;
@@ -146,6 +164,25 @@ impl HostReservations {
         })
     }
 
+    /// See [`DeviceReservations::from_table`](crate::DeviceReservations::from_table).
+    pub fn from_table(
+        grid: &Grid,
+        table: &cuplan_reservations::ReservationTable,
+        threads: u32,
+    ) -> Result<HostReservations, GpuError> {
+        let (ledger, vertex, edges) = Ledger::from_table(grid, table)?;
+        let planes = table.horizon() as usize + 1;
+        Ok(HostReservations {
+            free: free_plane(grid),
+            reach: vec![0; planes * ledger.plane_words()],
+            vertex,
+            edges,
+            grid: grid.clone(),
+            ledger,
+            threads: threads.max(1),
+        })
+    }
+
     /// See [`DeviceReservations::reserve_path`](crate::DeviceReservations::reserve_path).
     pub fn reserve_path(&mut self, path: &[Cell]) -> Result<(), GpuError> {
         let updates = self.ledger.reserve(&self.grid, path)?;
@@ -169,9 +206,20 @@ impl HostReservations {
 
     /// See [`DeviceReservations::search`](crate::DeviceReservations::search).
     pub fn search(&mut self, start: Cell, goal: Cell) -> Result<Option<SpaceTimePath>, GpuError> {
-        if let Some(done) = prepare(&self.grid, &self.ledger, start, goal)? {
-            return Ok(done);
-        }
+        self.search_limited(start, goal, &SpaceTimeLimits::default())
+    }
+
+    /// See [`DeviceReservations::search_limited`](crate::DeviceReservations::search_limited).
+    pub fn search_limited(
+        &mut self,
+        start: Cell,
+        goal: Cell,
+        limits: &SpaceTimeLimits,
+    ) -> Result<Option<SpaceTimePath>, GpuError> {
+        let plan = match prepare(&self.grid, &self.ledger, start, goal, limits)? {
+            Ok(plan) => plan,
+            Err(answer) => return Ok(answer),
+        };
         let words = self.ledger.plane_words();
         self.reach[..words].fill(0);
         let (w, bit) = word_bit(&self.ledger.dims, start);
@@ -187,9 +235,9 @@ impl HostReservations {
             t: 0,
             goal_x: goal.x,
             goal_y: goal.y,
-            goal_free_after: self.ledger.goal_free_after(goal),
+            goal_free_after: plan.goal_free_after,
         };
-        for t in 1..=self.ledger.horizon {
+        for t in 1..=plan.horizon {
             launch.t = t;
             for thread in 0..self.threads {
                 // SAFETY: the planes cover horizon + 1 timesteps; plane t - 1 is complete.

@@ -45,6 +45,18 @@ pub enum GpuError {
         /// The cell at `index + 1`.
         to: Cell,
     },
+    /// A reservation table built for a grid of another size.
+    #[error("reservation table is {table_width}x{table_height} but the grid is {width}x{height}")]
+    TableSize {
+        /// Table width.
+        table_width: u32,
+        /// Table height.
+        table_height: u32,
+        /// Grid width.
+        width: u32,
+        /// Grid height.
+        height: u32,
+    },
     /// A request beyond what the kernels' 32-bit indices or the device memory allow.
     #[error("{what} is too large: {value} (limit {limit})")]
     TooLarge {

@@ -9,11 +9,14 @@
 //! - [`Device::distance_maps`]: many breadth-first distance maps per launch, one thread block
 //!   per goal, the frontier in device memory, levels separated by block barriers; the host
 //!   checks for termination once per [`DistanceConfig::levels_per_launch`] levels and copies the
-//!   maps back once.
+//!   maps back once. Two level kernels ([`DistanceKernel`]): `Dense` sweeps the whole plane per
+//!   level, `Sparse` only the words next to the previous frontier.
 //! - [`DeviceReservations`]: a space-time reservation table resident on the device (vertex and
-//!   edge planes per timestep), updated incrementally by [`DeviceReservations::reserve_path`];
+//!   edge planes per timestep, the layout of `cuplan_reservations::ReservationTable`, which
+//!   [`DeviceReservations::from_table`] uploads), updated incrementally by
+//!   [`DeviceReservations::reserve_path`] (word updates ORed in by a kernel);
 //!   [`DeviceReservations::search`] runs one kernel launch per timestep and checks for arrival
-//!   once per [`SpaceTimeConfig::steps_per_check`] steps.
+//!   once per [`SpaceTimeConfig::steps_per_check`] steps; the path comes back once.
 //! - [`emulate`]: the same kernel bodies run on the host, thread by thread: the reference the
 //!   GPU is checked against, and what the host tests exercise.
 //!
@@ -22,7 +25,9 @@
 //! arrival times are optimal and paths are rebuilt with a fixed tie order (wait, N, E, S, W).
 //!
 //! **Tests**: `tests/` (per-word logic against simple references, emulated kernels against an
-//! independent BFS and an independent space-time search, the no-driver error path); the GPU
+//! independent BFS and an independent space-time search, a `ReservationTable` converted
+//! exactly, the no-driver error path, launch-struct sizes against the PTX); parity of the
+//! emulated kernels with the CPU backend in `cuplan-wavefront`'s `cuda` module tests; the GPU
 //! parity suite and benchmark are the `cuplan-gpu-test` binary (`cargo xtask gpu-test`).
 //!
 //! ```
@@ -48,10 +53,10 @@ mod layout;
 mod spacetime;
 
 pub use device::Device;
-pub use distance::{DistanceConfig, DistanceProfile};
+pub use distance::{DistanceConfig, DistanceKernel, DistanceProfile};
 pub use error::GpuError;
 pub use layout::free_plane;
-pub use spacetime::{DeviceReservations, SpaceTimeConfig, SpaceTimePath};
+pub use spacetime::{DeviceReservations, SpaceTimeConfig, SpaceTimeLimits, SpaceTimePath};
 
 /// The kernels as PTX (ISA for sm_80 and newer), built by `cargo xtask ptx`.
 pub const PTX: &str = include_str!("../ptx/kernels.ptx");
@@ -60,9 +65,10 @@ pub const PTX: &str = include_str!("../ptx/kernels.ptx");
 pub const UNREACHABLE: u32 = cuplan_wavefront_kernels::body::UNREACHABLE;
 
 /// The kernel entry points the PTX must define.
-pub const KERNELS: [&str; 4] = [
+pub const KERNELS: [&str; 5] = [
     "distance_init",
     "distance_levels",
+    "distance_sparse_levels",
     "space_time_step",
     "reserve_words",
 ];

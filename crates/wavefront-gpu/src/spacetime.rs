@@ -4,12 +4,14 @@
 //! reservation `(cell, t)` forbids being at `cell` at `t`; an *edge* reservation forbids the
 //! swap with an agent that moves `v → u` arriving at `t` while we move `u → v`. A reserved path
 //! occupies its last cell from its end to the horizon. The agent has arrived at `T` when it is
-//! at the goal at `T` and the goal is not reserved at any later time.
+//! at the goal at `T` and the goal is not reserved at any later time. A start reserved at time
+//! 0 has no path (as in the CPU backend).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use cuplan_grid::{Cell, Grid};
+use cuplan_reservations::ReservationTable;
 use cuplan_wavefront_kernels::launch::{Dims, ReservationUpdate, ReserveLaunch, SpaceTimeLaunch};
 use cuplan_wavefront_kernels::word::{DIRECTIONS, EAST, NORTH, SOUTH, WEST};
 
@@ -29,6 +31,23 @@ impl SpaceTimePath {
     pub fn arrival(&self) -> u32 {
         self.cells.len().saturating_sub(1) as u32
     }
+}
+
+/// Limits of one search beyond the table: a shorter horizon, an earliest arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SpaceTimeLimits {
+    /// Last timestep searched; `None` or anything past the table's horizon means the table's.
+    pub horizon: Option<u32>,
+    /// Do not arrive before this time (the agent waits or wanders instead).
+    pub min_arrival: u32,
+}
+
+/// What a search runs with once its endpoints are checked.
+pub(crate) struct Plan {
+    /// Last timestep searched.
+    pub(crate) horizon: u32,
+    /// The arrival must come after this time.
+    pub(crate) goal_free_after: u32,
 }
 
 /// How [`DeviceReservations::search`] launches its kernels.
@@ -59,6 +78,8 @@ pub(crate) struct Ledger {
     edges: HashSet<(u32, u32, u32)>,
     /// Last reserved time of each reserved cell.
     last_reserved: HashMap<u32, u32>,
+    /// Cells reserved at time 0 (no search may start there).
+    taken_at_zero: HashSet<u32>,
 }
 
 /// Word updates of one reserved path: vertex planes and edge planes.
@@ -109,7 +130,76 @@ impl Ledger {
             horizon,
             edges: HashSet::new(),
             last_reserved: HashMap::new(),
+            taken_at_zero: HashSet::new(),
         })
+    }
+
+    /// The ledger and the full vertex and edge planes of an existing table (parked agents
+    /// become vertex reservations up to the horizon).
+    pub(crate) fn from_table(
+        grid: &Grid,
+        table: &ReservationTable,
+    ) -> Result<(Ledger, Vec<u64>, Vec<u64>), GpuError> {
+        let (table_width, table_height) = table.dims();
+        if (table_width, table_height) != (grid.width(), grid.height()) {
+            return Err(GpuError::TableSize {
+                table_width,
+                table_height,
+                width: grid.width(),
+                height: grid.height(),
+            });
+        }
+        let mut ledger = Ledger::new(grid, table.horizon())?;
+        let words = ledger.plane_words();
+        let stride = ledger.dims.stride as usize;
+        let planes = table.horizon() as usize + 1;
+        let mut vertex = vec![0u64; planes * words];
+        let mut edges = vec![0u64; planes * DIRECTIONS as usize * words];
+        for t in 0..=table.horizon() {
+            let Some(layer) = table.layer(t) else {
+                continue;
+            };
+            // The table has no border rows: its row y is our stored row y + 1.
+            let at = |plane: usize| plane * words + stride;
+            let copy = |dst: &mut [u64], src: &[u64]| {
+                dst.iter_mut().zip(src).for_each(|(d, &s)| *d |= s);
+            };
+            copy(&mut vertex[at(t as usize)..], layer.vertex);
+            for (d, forbid) in layer.forbid.iter().enumerate() {
+                let plane = t as usize * DIRECTIONS as usize + d;
+                copy(&mut edges[at(plane)..], forbid);
+                for (i, &bits) in forbid.iter().enumerate() {
+                    let (row, column_word) = (i / stride, i % stride);
+                    cuplan_wavefront_kernels::word::for_each_cell(
+                        bits,
+                        row as u32 + 1,
+                        column_word as u32,
+                        ledger.dims.width,
+                        |cell| {
+                            ledger.edges.insert((cell, t, d as u32));
+                        },
+                    );
+                }
+            }
+        }
+        for &(cell, since) in table.parked() {
+            let (w, bit) = word_bit(&ledger.dims, cell);
+            for t in since..=table.horizon() {
+                vertex[t as usize * words + w] |= bit;
+            }
+        }
+        for y in 0..grid.height() {
+            for x in 0..grid.width() {
+                let cell = Cell::new(x, y);
+                if let Some(t) = table.last_vertex_time(cell) {
+                    ledger.last_reserved.insert(ledger.index(cell), t);
+                }
+                if table.is_vertex_reserved(cell, 0) {
+                    ledger.taken_at_zero.insert(ledger.index(cell));
+                }
+            }
+        }
+        Ok((ledger, vertex, edges))
     }
 
     pub(crate) fn plane_words(&self) -> usize {
@@ -118,14 +208,6 @@ impl Ledger {
 
     fn index(&self, cell: Cell) -> u32 {
         cell.y * self.dims.width + cell.x
-    }
-
-    /// The last time `cell` is vertex-reserved, 0 when never.
-    pub(crate) fn goal_free_after(&self, cell: Cell) -> u32 {
-        self.last_reserved
-            .get(&self.index(cell))
-            .copied()
-            .unwrap_or(0)
     }
 
     /// Whether the move `from → from + d` arriving at `t` swaps with a reserved move.
@@ -156,6 +238,9 @@ impl Ledger {
         let words = self.plane_words() as u64;
         let mut vertex: BTreeMap<u64, u64> = BTreeMap::new();
         let mut edge: BTreeMap<u64, u64> = BTreeMap::new();
+        if let Some(&first) = path.first() {
+            self.taken_at_zero.insert(self.index(first));
+        }
         let Some(&last) = path.last() else {
             return Ok(Updates {
                 vertex: Vec::new(),
@@ -222,13 +307,14 @@ impl Ledger {
     }
 }
 
-/// Checks a search's endpoints and the trivial case; `Ok(Some(path))` when already decided.
+/// Checks a search's endpoints, decides the trivial cases (`Err(answer)`), else plans it.
 pub(crate) fn prepare(
     grid: &Grid,
     ledger: &Ledger,
     start: Cell,
     goal: Cell,
-) -> Result<Option<Option<SpaceTimePath>>, GpuError> {
+    limits: &SpaceTimeLimits,
+) -> Result<Result<Plan, Option<SpaceTimePath>>, GpuError> {
     for (what, cell) in [("start", start), ("goal", goal)] {
         grid.check_free(cell).map_err(|source| GpuError::BadCell {
             what,
@@ -236,10 +322,22 @@ pub(crate) fn prepare(
             source,
         })?;
     }
-    if start == goal && !ledger.last_reserved.contains_key(&ledger.index(goal)) {
-        return Ok(Some(Some(SpaceTimePath { cells: vec![start] })));
+    // As the CPU backend: an occupied start or an unconnected goal has no path at all.
+    if ledger.taken_at_zero.contains(&ledger.index(start)) || !grid.connected(start, goal) {
+        return Ok(Err(None));
     }
-    Ok(None)
+    let reserved = ledger.last_reserved.get(&ledger.index(goal)).copied();
+    if start == goal && reserved.is_none() && limits.min_arrival == 0 {
+        return Ok(Err(Some(SpaceTimePath { cells: vec![start] })));
+    }
+    Ok(Ok(Plan {
+        horizon: limits
+            .horizon
+            .map_or(ledger.horizon, |h| h.min(ledger.horizon)),
+        goal_free_after: reserved
+            .unwrap_or(0)
+            .max(limits.min_arrival.saturating_sub(1)),
+    }))
 }
 
 /// A reservation table resident on the device, with the single-agent search against it.
@@ -268,6 +366,28 @@ impl<'d> DeviceReservations<'d> {
             free: device.upload(&free_plane(grid))?,
             vertex: device.zeros(planes * words)?,
             edges: device.zeros(planes * DIRECTIONS as usize * words)?,
+            reach: device.zeros(planes * words)?,
+            arrival: device.zeros(1)?,
+            device,
+            grid: grid.clone(),
+            ledger,
+        })
+    }
+
+    /// A device copy of an existing reservation table (uploaded once; later reservations go
+    /// through [`reserve_path`](Self::reserve_path) as word updates).
+    pub fn from_table(
+        device: &'d Device,
+        grid: &Grid,
+        table: &ReservationTable,
+    ) -> Result<Self, GpuError> {
+        let (ledger, vertex, edges) = Ledger::from_table(grid, table)?;
+        let words = ledger.plane_words();
+        let planes = table.horizon() as usize + 1;
+        Ok(DeviceReservations {
+            free: device.upload(&free_plane(grid))?,
+            vertex: device.upload(&vertex)?,
+            edges: device.upload(&edges)?,
             reach: device.zeros(planes * words)?,
             arrival: device.zeros(1)?,
             device,
@@ -318,9 +438,21 @@ impl<'d> DeviceReservations<'d> {
         goal: Cell,
         config: &SpaceTimeConfig,
     ) -> Result<Option<SpaceTimePath>, GpuError> {
-        if let Some(done) = prepare(&self.grid, &self.ledger, start, goal)? {
-            return Ok(done);
-        }
+        self.search_limited(start, goal, &SpaceTimeLimits::default(), config)
+    }
+
+    /// [`search`](Self::search) with a shorter horizon or an earliest arrival.
+    pub fn search_limited(
+        &mut self,
+        start: Cell,
+        goal: Cell,
+        limits: &SpaceTimeLimits,
+        config: &SpaceTimeConfig,
+    ) -> Result<Option<SpaceTimePath>, GpuError> {
+        let plan = match prepare(&self.grid, &self.ledger, start, goal, limits)? {
+            Ok(plan) => plan,
+            Err(answer) => return Ok(answer),
+        };
         let device = self.device;
         let dims = self.ledger.dims;
         let words = self.ledger.plane_words();
@@ -345,7 +477,7 @@ impl<'d> DeviceReservations<'d> {
             t: 0,
             goal_x: goal.x,
             goal_y: goal.y,
-            goal_free_after: self.ledger.goal_free_after(goal),
+            goal_free_after: plan.goal_free_after,
         };
         let interior = dims.stride.saturating_mul(dims.height);
         let threads = config.threads_per_block.clamp(32, 1024);
@@ -356,12 +488,12 @@ impl<'d> DeviceReservations<'d> {
         };
         let check = config.steps_per_check.max(1);
         let mut arrival = u32::MAX;
-        for t in 1..=self.ledger.horizon {
+        for t in 1..=plan.horizon {
             launch.t = t;
             // SAFETY: the buffers have the sizes SpaceTimeLaunch documents; plane t - 1 was
             // written by the previous launch on this stream (or above, for t = 1).
             unsafe { device.launch(&device.space_time_step, shape, launch)? };
-            if t % check == 0 || t == self.ledger.horizon {
+            if t % check == 0 || t == plan.horizon {
                 arrival = device.download(&self.arrival)?[0];
                 if arrival != u32::MAX {
                     break;

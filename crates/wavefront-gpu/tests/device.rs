@@ -46,3 +46,30 @@ fn the_embedded_ptx_defines_every_kernel_and_nothing_external() {
     assert!(!PTX.lines().any(|l| l.trim_start().starts_with(".extern")));
     assert!(PTX.contains(".target sm_80"));
 }
+
+/// The host's launch structs have exactly the size of the kernels' `.param` aggregates, so
+/// the driver copies every field.
+#[test]
+fn launch_structs_match_the_ptx_parameter_sizes() {
+    use cuplan_wavefront_kernels::launch::{DistanceLaunch, ReserveLaunch, SpaceTimeLaunch};
+    let param_size = |kernel: &str| -> usize {
+        let key = format!("{kernel}_param_0[");
+        let at = PTX
+            .find(&key)
+            .unwrap_or_else(|| panic!("{kernel} has no param"))
+            + key.len();
+        PTX[at..].split(']').next().unwrap().parse().unwrap()
+    };
+    let distance = std::mem::size_of::<DistanceLaunch>();
+    assert_eq!(param_size("distance_init"), distance);
+    assert_eq!(param_size("distance_levels"), distance);
+    assert_eq!(param_size("distance_sparse_levels"), distance);
+    assert_eq!(
+        param_size("space_time_step"),
+        std::mem::size_of::<SpaceTimeLaunch>()
+    );
+    assert_eq!(
+        param_size("reserve_words"),
+        std::mem::size_of::<ReserveLaunch>()
+    );
+}

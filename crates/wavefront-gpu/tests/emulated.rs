@@ -5,7 +5,7 @@ use std::collections::{HashSet, VecDeque};
 
 use cuplan_grid::{Cell, Grid, generate};
 use cuplan_wavefront_gpu::emulate::{self, HostReservations};
-use cuplan_wavefront_gpu::{DistanceConfig, GpuError, UNREACHABLE};
+use cuplan_wavefront_gpu::{DistanceConfig, DistanceKernel, GpuError, UNREACHABLE};
 use proptest::prelude::*;
 
 fn bfs(grid: &Grid, goal: Cell) -> Vec<u32> {
@@ -48,11 +48,13 @@ proptest! {
         picks in prop::collection::vec(any::<prop::sample::Index>(), 1..5),
         threads in 1u32..70,
         levels_per_launch in 1u32..9,
+        sparse in any::<bool>(),
     ) {
         let free = free_cells(&grid);
         prop_assume!(!free.is_empty());
         let goals: Vec<Cell> = picks.iter().map(|i| free[i.index(free.len())]).collect();
-        let config = DistanceConfig { threads_per_block: threads, levels_per_launch };
+        let kernel = if sparse { DistanceKernel::Sparse } else { DistanceKernel::Dense };
+        let config = DistanceConfig { kernel, threads_per_block: threads, levels_per_launch };
         let got = emulate::distance_maps_with(&grid, &goals, &config).unwrap();
         let cells = grid.cell_count();
         prop_assert_eq!(got.len(), goals.len() * cells);
@@ -73,10 +75,21 @@ fn generated_families_match_bfs() {
     ] {
         let free = free_cells(&grid);
         let goals: Vec<Cell> = free.iter().step_by(free.len() / 3 + 1).copied().collect();
-        let got = emulate::distance_maps(&grid, &goals, 128).unwrap();
         let cells = grid.cell_count();
-        for (i, &g) in goals.iter().enumerate() {
-            assert_eq!(&got[i * cells..(i + 1) * cells], &bfs(&grid, g)[..]);
+        for kernel in [DistanceKernel::Dense, DistanceKernel::Sparse] {
+            let config = DistanceConfig {
+                kernel,
+                threads_per_block: 128,
+                levels_per_launch: 7,
+            };
+            let got = emulate::distance_maps_with(&grid, &goals, &config).unwrap();
+            for (i, &g) in goals.iter().enumerate() {
+                assert_eq!(
+                    &got[i * cells..(i + 1) * cells],
+                    &bfs(&grid, g)[..],
+                    "{kernel:?}"
+                );
+            }
         }
     }
 }
@@ -131,6 +144,9 @@ impl Reserved {
             .map(|&(_, t)| t)
             .max();
         let done = |c: Cell, t: u32| c == goal && last_at_goal.is_none_or(|l| t > l);
+        if self.vertex.contains(&(start, 0)) {
+            return None;
+        }
         if done(start, 0) {
             return Some(0);
         }
@@ -216,4 +232,76 @@ fn a_path_with_a_jump_is_refused() {
         matches!(err, GpuError::BadPathStep { index: 0, .. }),
         "{err}"
     );
+}
+
+/// Earliest arrival by BFS over (cell, t), asking the table itself about every state and move.
+fn table_oracle(
+    grid: &Grid,
+    table: &cuplan_reservations::ReservationTable,
+    start: Cell,
+    goal: Cell,
+) -> Option<u32> {
+    let settle = table.last_vertex_time(goal);
+    let done = |c: Cell, t: u32| c == goal && settle.is_none_or(|l| t > l);
+    if table.is_vertex_reserved(start, 0) {
+        return None;
+    }
+    if done(start, 0) {
+        return Some(0);
+    }
+    let mut layer: HashSet<Cell> = HashSet::from([start]);
+    for t in 1..=table.horizon() {
+        let mut next = HashSet::new();
+        for &c in &layer {
+            for n in std::iter::once(c).chain(grid.neighbours4(c)) {
+                if !table.is_vertex_reserved(n, t) && !table.is_edge_reserved(c, n, t) {
+                    next.insert(n);
+                }
+            }
+        }
+        if next.iter().any(|&c| done(c, t)) {
+            return Some(t);
+        }
+        layer = next;
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A table built by the reservations crate, uploaded whole, then more paths reserved as
+    /// word updates: the same arrivals as asking the full table state by state.
+    #[test]
+    fn a_reservation_table_converts_exactly(
+        grid in (1u32..70, 1u32..16, 0.0f64..0.3, any::<u64>())
+            .prop_map(|(w, h, d, s)| generate::random(w, h, d, s).unwrap()),
+        agents in prop::collection::vec((any::<prop::sample::Index>(), 0usize..25, any::<u64>()), 0..6),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        horizon in 1u32..50,
+    ) {
+        let free = free_cells(&grid);
+        prop_assume!(!free.is_empty());
+        let mut full = cuplan_reservations::ReservationTable::new(&grid, horizon).unwrap();
+        let mut accepted = Vec::new();
+        for (start, len, seed) in agents {
+            let path = walk(&grid, free[start.index(free.len())], len, seed);
+            // The table refuses conflicting paths; keep the ones it takes.
+            if full.reserve_path(&path).is_ok() {
+                accepted.push(path);
+            }
+        }
+        let half = accepted.len() / 2;
+        let mut early = cuplan_reservations::ReservationTable::new(&grid, horizon).unwrap();
+        for path in &accepted[..half] {
+            early.reserve_path(path).unwrap();
+        }
+        let mut host = HostReservations::from_table(&grid, &early, 16).unwrap();
+        for path in &accepted[half..] {
+            host.reserve_path(path).unwrap();
+        }
+        let (start, goal) = (free[ends.0.index(free.len())], free[ends.1.index(free.len())]);
+        let got = host.search(start, goal).unwrap();
+        prop_assert_eq!(got.map(|p| p.arrival()), table_oracle(&grid, &full, start, goal));
+    }
 }

@@ -1,7 +1,9 @@
 //! Space-time search: CPU time per search on 32², 64², 256² random (10 %) maps with 0, 100
 //! and 1000 reserved paths (shortest paths between random pairs, reserved as vertex and swap
 //! blocks from time 0 — they may overlap each other, unlike agents), 16 random queries per
-//! iteration. The `thrpt` line reads in ns of CPU per search.
+//! iteration, pruned by the Manhattan bound alone or with the goal's exact distance map
+//! (built outside the timing, as MAPF solvers reuse them). The `thrpt` line reads in ns of
+//! CPU per search.
 //!
 //! `cargo bench -p cuplan-wavefront --bench spacetime -- --quick` for a short run.
 
@@ -17,7 +19,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use cuplan_grid::{Cell, Grid, generate};
 use cuplan_reservations::{ReservationTable, default_horizon};
-use cuplan_wavefront::{Backend, SpaceTimeQuery, batched_astar, space_time_search};
+use cuplan_wavefront::{Backend, SpaceTimeQuery, batched_astar, distance_maps, space_time_search};
 use support::cpu_time::CpuTime;
 
 const QUERIES: usize = 16;
@@ -51,20 +53,28 @@ fn bench(c: &mut Criterion<CpuTime>) {
     for side in [32u32, 64, 256] {
         let grid = generate::random(side, side, 0.1, 3).expect("grid");
         let queries = generate::random_queries(&grid, QUERIES, 5);
+        let goals: Vec<Cell> = queries.iter().map(|q| q.1).collect();
+        let maps = distance_maps(&grid, &goals, Backend::Cpu).expect("maps");
         for paths in [0usize, 100, 1000] {
             let table = reserved_table(&grid, paths);
             group.throughput(Throughput::Elements(QUERIES as u64));
-            let id = BenchmarkId::new(format!("random10-{side}"), paths);
-            group.bench_function(id, |b| {
-                b.iter(|| {
-                    for &(s, g) in &queries {
-                        let q = SpaceTimeQuery::new(s, g)
-                            .with_table(&table)
-                            .with_backend(Backend::Cpu);
-                        let _ = std::hint::black_box(space_time_search(&grid, &q));
-                    }
-                })
-            });
+            for heuristic in [false, true] {
+                let name = if heuristic { "with-map" } else { "manhattan" };
+                let id = BenchmarkId::new(format!("random10-{side}/{name}"), paths);
+                group.bench_function(id, |b| {
+                    b.iter(|| {
+                        for (i, &(s, g)) in queries.iter().enumerate() {
+                            let mut q = SpaceTimeQuery::new(s, g)
+                                .with_table(&table)
+                                .with_backend(Backend::Cpu);
+                            if heuristic {
+                                q = q.with_heuristic(&maps, i);
+                            }
+                            let _ = std::hint::black_box(space_time_search(&grid, &q));
+                        }
+                    })
+                });
+            }
         }
     }
     group.finish();

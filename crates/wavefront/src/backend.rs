@@ -45,12 +45,13 @@ fn cuda_unavailable_reason() -> &'static str {
     "this build has no CUDA support (enable the `cuda` feature)"
 }
 
-// cuda hook (cuplan-wavefront-gpu): distance maps and batched A* reach the GPU through
-// `cuda::distance_data` before resolving; the searches that still resolve here have no CUDA
-// path yet, so asking for CUDA there is an error rather than a CPU run under a CUDA label.
+// cuda hook (cuplan-wavefront-gpu): distance maps, batched A* and the space-time search
+// reach the GPU through `cuda.rs` before resolving; a search that still resolves `Cuda` here
+// has no CUDA path, so asking for CUDA there is an error rather than a CPU run under a CUDA
+// label.
 #[cfg(feature = "cuda")]
 fn cuda_unavailable_reason() -> &'static str {
-    "the CUDA backend (crate cuplan-wavefront-gpu) has no kernel for this search yet"
+    "this search has no CUDA path"
 }
 
 impl fmt::Display for Backend {

@@ -190,8 +190,7 @@ pub fn distance_maps_with(
     }
     // end cuda hook
     let Resolved::Cpu = options.backend.resolve()?;
-    // Zeroed allocations are mapped lazily by the OS; the queue kernel relies on the zeros
-    // (it writes each entry once), the frontier kernel fills its maps first.
+    // Zeroed allocations are mapped lazily by the OS; each kernel fills its own maps.
     let mut data = vec![0u32; goals.len() * cells];
     advise_huge_pages(&data);
     if cells > 0 {
@@ -230,8 +229,6 @@ pub fn distance_maps_with(
 struct OpenBits {
     shift: u32,
     words: Vec<u64>,
-    /// One row of masks: the bits of real columns (stored `1..=width`).
-    interior: Vec<u64>,
 }
 
 impl OpenBits {
@@ -245,37 +242,9 @@ impl OpenBits {
                 *o = !b;
             }
         }
-        let width = grid.width() as usize;
-        let interior = (0..pitch)
-            .map(|w| {
-                (0..64)
-                    .filter(|b| (1..=width).contains(&(w * 64 + b)))
-                    .fold(0u64, |m, b| m | 1 << b)
-            })
-            .collect();
         OpenBits {
             shift: (pitch * 64).trailing_zeros(),
             words,
-            interior,
-        }
-    }
-
-    /// Writes [`UNREACHABLE`] for every real cell that is blocked or still in `open` (free but
-    /// never reached), leaving every other entry of `out` as the search wrote it.
-    fn mark_unreached(&self, open: &[u64], width: usize, out: &mut [u32]) {
-        let pitch = self.interior.len();
-        let height = out.len() / width.max(1);
-        let rows = open.chunks_exact(pitch).zip(self.words.chunks_exact(pitch));
-        for (r, (open_row, free_row)) in rows.enumerate().skip(1).take(height) {
-            let words = open_row.iter().zip(free_row).zip(&self.interior);
-            for (w, ((&o, &f), &inside)) in words.enumerate() {
-                let mut rest = (o | !f) & inside;
-                while rest != 0 {
-                    let b = rest.trailing_zeros() as usize;
-                    out[(r - 1) * width + w * 64 + b - 1] = UNREACHABLE;
-                    rest &= rest - 1;
-                }
-            }
         }
     }
 }
@@ -337,8 +306,6 @@ impl Lane {
     fn start(&mut self, template: &OpenBits, geo: Geometry, goal: Cell) {
         self.open.clear();
         self.open.extend_from_slice(&template.words);
-        // `out` arrives zeroed; reached cells get their distance from `expand_one`, the
-        // others UNREACHABLE from `finish`: each entry is written once.
         let g = ((goal.y as usize + 1) << geo.shift) | (goal.x as usize + 1);
         self.open[g >> 6] &= !(1u64 << (g & 63));
         self.ring[0] = g as u32;
@@ -347,10 +314,6 @@ impl Lane {
 
     fn busy(&self) -> bool {
         self.head < self.tail
-    }
-
-    fn finish(&self, template: &OpenBits, geo: Geometry, out: &mut [u32]) {
-        template.mark_unreached(&self.open, geo.width, out);
     }
 
     /// Dequeues one cell, writes its distance and enqueues its fresh neighbours.
@@ -406,8 +369,10 @@ fn queue_bfs(
     let cells = out.len() / goals.len().max(1);
     let (out_a, out_b) = out.split_at_mut(cells.min(out.len()));
     let (a, b) = (&mut lanes.0, &mut lanes.1);
-    out_a.fill(0);
-    out_b.fill(0);
+    // Filling first also faults the fresh pages in sequentially, which measured faster than
+    // leaving the zeroed buffer to be first touched in BFS order (`examples/bfs_timing.rs`).
+    out_a.fill(UNREACHABLE);
+    out_b.fill(UNREACHABLE);
     match *goals {
         [ga, gb] => {
             a.start(template, geo, ga);
@@ -419,7 +384,6 @@ fn queue_bfs(
             while b.busy() {
                 b.expand_one(geo, out_b);
             }
-            b.finish(template, geo, out_b);
         }
         [ga] => a.start(template, geo, ga),
         _ => return,
@@ -427,7 +391,6 @@ fn queue_bfs(
     while a.busy() {
         a.expand_one(geo, out_a);
     }
-    a.finish(template, geo, out_a);
 }
 
 /// Marks bit `n` reached and enqueues it if it was open, without a branch: the store always

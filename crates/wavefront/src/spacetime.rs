@@ -6,7 +6,10 @@
 //! `R_{t+1} = (R_t ∪ ⋃_m shift_m(R_t ∖ forbid_m[t+1])) ∩ free ∖ occupied[t+1]`, all word
 //! shifts over whole rows (64 cells per instruction). Because every move costs one
 //! timestep, the first `t >= earliest settle time` with the goal in `R_t` is the optimal
-//! arrival; the path is recovered backwards through the stored planes.
+//! arrival; the path is recovered backwards through the stored planes. Runs are bounded by
+//! an arrival bound that grows from the lower bound (iterative deepening), so each timestep
+//! only dilates the rows next to reachable rows, masked to the Manhattan band that can still
+//! make the bound.
 
 use std::time::Instant;
 
@@ -207,8 +210,15 @@ pub fn space_time_astar(
 ///
 /// Complete within the horizon: `Found` holds a minimal-arrival path; `HorizonExceeded`
 /// means none settles by the horizon; `Unreachable` means none exists at any horizon;
-/// `TimedOut` means the deadline passed. With a heuristic, states that cannot reach the goal
-/// by the horizon are pruned (never changing the answer within the horizon).
+/// `TimedOut` means the deadline passed (checked every 8 timesteps).
+///
+/// The search runs as iterative deepening on the arrival bound `b`, from the lower bound
+/// (settle time, Manhattan distance, the heuristic's exact distance) up to the horizon,
+/// doubling the slack: each run dilates only states with `t + |v − goal| ≤ b`, so a path
+/// close to the lower bound costs a corridor, not the whole grid. With a heuristic map the
+/// final (full-horizon) run also drops states whose exact distance cannot reach the goal by
+/// the horizon. None of this changes the answer within the horizon; `HorizonExceeded` may be
+/// returned where a bounded-away proof of `Unreachable` was not completed.
 ///
 /// Errors: start or goal out of range or blocked, a table of another grid size, a horizon
 /// beyond the table's, a heuristic map of another goal or size, an unavailable backend, or
@@ -218,6 +228,12 @@ pub fn space_time_search(
     query: &SpaceTimeQuery<'_>,
 ) -> Result<SpaceTimeResult, WavefrontError> {
     let horizon = validate(grid, query)?;
+    // cuda hook (cuplan-wavefront-gpu, see cuda.rs): `Backend::Cuda` searches on the GPU.
+    #[cfg(feature = "cuda")]
+    if let Some(result) = crate::cuda::space_time(grid, query, horizon)? {
+        return Ok(result);
+    }
+    // end cuda hook
     let Resolved::Cpu = query.backend.resolve()?;
     let (start, goal) = (query.start, query.goal);
     let table = query.table;
@@ -243,11 +259,32 @@ pub fn space_time_search(
     .unwrap_or(0)
     .max(query.min_arrival)
     .max(start.manhattan(goal));
-    if settle > horizon {
+    let from_start = query
+        .heuristic
+        .and_then(|h| h.maps.map_slice(h.index))
+        .map_or(0, |map| {
+            map[start.y as usize * grid.width() as usize + start.x as usize]
+        });
+    let lower_bound = settle.max(from_start);
+    if lower_bound > horizon {
         return Ok(SpaceTimeResult::HorizonExceeded);
     }
-    let mut search = Wavefront::new(grid, query, horizon)?;
-    search.run(settle)
+    // Iterative deepening on the arrival bound: a run with bound `b` drops every state
+    // `(v, t)` with `t + h(v) > b`, so when the answer is close to the lower bound only a
+    // corridor around the shortest paths is dilated. A run that finds a path has found the
+    // optimum (every earlier arrival is within its bound); a run that proves "no path" without
+    // having dropped anything is a proof at every horizon.
+    let mut bound = lower_bound;
+    loop {
+        let mut search = Wavefront::new(grid, query, bound, bound == horizon)?;
+        match search.run(settle)? {
+            SpaceTimeResult::HorizonExceeded if bound < horizon => {
+                let slack = (bound - lower_bound).max(2) * 2;
+                bound = bound.saturating_add(slack).min(horizon);
+            }
+            result => return Ok(result),
+        }
+    }
 }
 
 /// Checks the query against the grid; returns the horizon in force.
@@ -303,6 +340,7 @@ fn validate(grid: &Grid, query: &SpaceTimeQuery<'_>) -> Result<u32, WavefrontErr
 struct Wavefront<'q> {
     grid: &'q Grid,
     query: &'q SpaceTimeQuery<'q>,
+    /// The arrival bound of this run (at most the search horizon).
     horizon: u32,
     height: usize,
     stride: usize,
@@ -319,6 +357,10 @@ struct Wavefront<'q> {
     quiet_after: u32,
     /// First and last non-empty row of the newest plane.
     active_rows: (usize, usize),
+    /// Scratch: the allowed bits of the row being dilated.
+    band: Vec<u64>,
+    /// Whether the bound dropped any state: then "no path" is only "none within the bound".
+    pruned_any: bool,
 }
 
 /// Heuristic pruning: `allowed` holds the cells with `dist <= horizon - t`; cells leave it
@@ -328,7 +370,6 @@ struct Pruning {
     /// Cells by decreasing distance (only those with a distance `<= horizon`).
     order: Vec<(u32, Cell)>,
     next: usize,
-    pruned_any: bool,
 }
 
 impl<'q> Wavefront<'q> {
@@ -336,6 +377,7 @@ impl<'q> Wavefront<'q> {
         grid: &'q Grid,
         query: &'q SpaceTimeQuery<'q>,
         horizon: u32,
+        final_run: bool,
     ) -> Result<Wavefront<'q>, WavefrontError> {
         let height = grid.height() as usize;
         let stride = grid.rows().stride();
@@ -353,8 +395,12 @@ impl<'q> Wavefront<'q> {
         .flatten()
         .max()
         .unwrap_or(0);
+        // Per-cell pruning by the distance map costs O(cells) to set up, more than a narrow
+        // bounded run; those runs prune by the Manhattan band and profit from the map through
+        // the exact lower bound, the final (full-horizon) run prunes by the map too.
         let pruning = query
             .heuristic
+            .filter(|_| final_run)
             .map(|h| Pruning::new(h, grid, stride, horizon));
         let mut search = Wavefront {
             grid,
@@ -370,6 +416,8 @@ impl<'q> Wavefront<'q> {
             pruning,
             quiet_after,
             active_rows: (query.start.y as usize, query.start.y as usize),
+            band: vec![0; stride],
+            pruned_any: false,
         };
         search.reserve_plane()?;
         search.planes.resize(words, 0);
@@ -433,8 +481,7 @@ impl<'q> Wavefront<'q> {
             let settled = t > self.quiet_after && t > settle && self.plane(t) == self.plane(t - 1);
             if !alive || settled {
                 // Nothing changes any more (or nothing is left): the goal never appears.
-                let pruned = self.pruning.as_ref().is_some_and(|p| p.pruned_any);
-                return Ok(if pruned {
+                return Ok(if self.pruned_any {
                     SpaceTimeResult::HorizonExceeded
                 } else {
                     SpaceTimeResult::Unreachable
@@ -470,15 +517,36 @@ impl<'q> Wavefront<'q> {
         let (lo, hi) = self.active_rows;
         let (lo, hi) = (lo.saturating_sub(1), (hi + 1).min(self.height - 1));
         let mut new_rows = (usize::MAX, 0);
-        for y in lo..=hi {
+        // Rows farther from the goal than the time left are dropped whole (Manhattan bound).
+        let goal = self.query.goal;
+        let left = i64::from(self.horizon) - i64::from(t);
+        let gy = i64::from(goal.y);
+        let (y_lo, y_hi) = ((gy - left).max(0), gy + left);
+        if (lo as i64) < y_lo || (hi as i64) > y_hi {
+            pruned |= 1;
+        }
+        let (lo, hi) = (lo.max(y_lo.max(0) as usize), (hi as i64).min(y_hi));
+        let end = if hi < lo as i64 { lo } else { hi as usize + 1 };
+        for y in lo..end {
             let r = y * stride;
             let row = r..r + stride;
+            let reach = left - (y as i64 - gy).abs();
+            interval_row(
+                &mut self.band,
+                i64::from(goal.x) - reach,
+                i64::from(goal.x) + reach,
+            );
+            if let Some(allowed) = allowed {
+                for (b, &a) in self.band.iter_mut().zip(&allowed[row.clone()]) {
+                    *b &= a;
+                }
+            }
             let masks = RowMasks {
                 // Stored row y + 1 of the grid plane is grid row y.
                 blocked: &free[r + stride..r + 2 * stride],
                 vertex: &vertex[row.clone()],
                 parked: &self.parked_now[row.clone()],
-                allowed: allowed.map(|a| &a[row.clone()]),
+                allowed: Some(&self.band),
             };
             let from_above = (y > 0).then(|| (&prev[r - stride..r], &f_south[r - stride..r]));
             let from_below = (y + 1 < self.height).then(|| {
@@ -502,9 +570,7 @@ impl<'q> Wavefront<'q> {
             pruned |= row_pruned;
         }
         self.active_rows = new_rows;
-        if let Some(p) = self.pruning.as_mut() {
-            p.pruned_any |= pruned != 0;
-        }
+        self.pruned_any |= pruned != 0;
         if let Some(c) = self.query.constraints.and_then(|c| c.at(t)) {
             self.apply_constraints(t, &c.vertices, &c.edges);
             any = self.plane(t).iter().fold(0, |a, &w| a | w);
@@ -579,6 +645,27 @@ impl<'q> Wavefront<'q> {
     }
 }
 
+/// Sets `band` to the bits of grid columns `lo..=hi` (clipped to the row) in the stored
+/// layout (column `x` is bit `x + 1`).
+fn interval_row(band: &mut [u64], lo: i64, hi: i64) {
+    let (lo, hi) = (lo.max(0) + 1, hi + 1);
+    for (w, word) in band.iter_mut().enumerate() {
+        let (first, last) = (64 * w as i64, 64 * w as i64 + 63);
+        let (a, b) = (lo.max(first), hi.min(last));
+        *word = if a > b {
+            0
+        } else {
+            let len = (b - a + 1) as u32;
+            let ones = if len == 64 {
+                u64::MAX
+            } else {
+                (1u64 << len) - 1
+            };
+            ones << (a - first)
+        };
+    }
+}
+
 /// The masks of one output row.
 struct RowMasks<'a> {
     /// The grid's blocked bits (1 = blocked, border included).
@@ -633,23 +720,35 @@ impl Pruning {
     fn new(h: Heuristic<'_>, grid: &Grid, stride: usize, horizon: u32) -> Pruning {
         let width = grid.width() as usize;
         let mut allowed = vec![0u64; grid.height() as usize * stride];
-        let mut order = Vec::new();
-        if let Some(map) = h.maps.map_slice(h.index) {
-            for (i, &d) in map.iter().enumerate() {
-                if d != UNREACHABLE && d <= horizon {
-                    let cell = Cell::new((i % width) as u32, (i / width) as u32);
-                    let (w, bit) = plane_bit(stride, cell);
-                    allowed[w] |= bit;
-                    order.push((d, cell));
-                }
+        let map = h.maps.map_slice(h.index).unwrap_or(&[]);
+        // Counting sort by decreasing distance (a run per search bound must stay O(cells)).
+        // Distances above `cap` never pass, and `cap` is at most the largest finite distance.
+        let largest = map.iter().filter(|&&d| d != UNREACHABLE).max().copied();
+        let cap = largest.unwrap_or(0).min(horizon);
+        let mut starts = vec![0usize; cap as usize + 2];
+        for &d in map {
+            if d <= cap {
+                starts[(cap - d) as usize + 1] += 1;
             }
         }
-        order.sort_unstable_by_key(|&(d, _)| std::cmp::Reverse(d));
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut order = vec![(0u32, Cell::default()); starts[starts.len() - 1]];
+        for (i, &d) in map.iter().enumerate() {
+            if d <= cap {
+                let cell = Cell::new((i % width) as u32, (i / width) as u32);
+                let (w, bit) = plane_bit(stride, cell);
+                allowed[w] |= bit;
+                let slot = &mut starts[(cap - d) as usize];
+                order[*slot] = (d, cell);
+                *slot += 1;
+            }
+        }
         Pruning {
             allowed,
             order,
             next: 0,
-            pruned_any: false,
         }
     }
 

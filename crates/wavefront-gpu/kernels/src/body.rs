@@ -58,6 +58,13 @@ pub unsafe fn distance_init(p: &DistanceLaunch, goal: u32, thread: u32, threads:
         }
         w += threads as usize;
     }
+    if thread == 0 && !p.lists.is_null() && !p.counts.is_null() {
+        // The sparse kernel's level-0 list: the goal's word.
+        unsafe {
+            p.lists.add(g * 3 * words).write(goal_word as u32);
+            p.counts.add(g * 3).write(1);
+        }
+    }
     let mut c = thread as usize;
     while c < cells {
         let d = if c == target as usize { 0 } else { UNREACHABLE };
@@ -126,6 +133,109 @@ pub unsafe fn distance_level(
         unsafe { write_volatile(p.last_level.add(g), t) };
     }
     found
+}
+
+/// Phase A of level `t` of the sparse kernel: empties list `t mod 3` (thread 0) and clears,
+/// in frontier buffer `t & 1`, the words of list `(t − 2) mod 3` (the frontier of level
+/// `t − 2`, the buffer's last contents), so the buffer is all zeros again.
+///
+/// # Safety
+/// As [`distance_level`] with the sparse buffers present; a barrier must separate this phase
+/// from [`sparse_level`] of the same level and from the previous level.
+pub unsafe fn sparse_clear(p: &DistanceLaunch, goal: u32, thread: u32, threads: u32, t: u32) {
+    let words = p.dims.plane_words() as usize;
+    let n = p.goal_count as usize;
+    let g = goal as usize;
+    // SAFETY (all accesses below): offsets follow the size contract of DistanceLaunch.
+    unsafe {
+        let counts = p.counts.add(g * 3);
+        if thread == 0 {
+            write_volatile(counts.add((t % 3) as usize), 0);
+        }
+        let old = ((t + 1) % 3) as usize; // (t − 2) mod 3
+        let list = p.lists.add((g * 3 + old) * words);
+        let len = read_volatile(counts.add(old)) as usize;
+        let buffer = p.frontier.add(((t & 1) as usize * n + g) * words);
+        let mut i = thread as usize;
+        while i < len {
+            buffer.add(list.add(i).read() as usize).write(0);
+            i += threads as usize;
+        }
+    }
+}
+
+/// Phase B of level `t` of the sparse kernel: every word next to a word of list
+/// `(t − 1) mod 3` (the previous frontier) is claimed by exactly one thread (an atomic swap of
+/// its stamp), expanded as in [`distance_level`], and appended to list `t mod 3` when it gains
+/// cells. Work is proportional to the frontier, not to the grid.
+///
+/// # Safety
+/// As [`sparse_clear`]; phase A of this level must be complete (a barrier).
+pub unsafe fn sparse_level(p: &DistanceLaunch, goal: u32, thread: u32, threads: u32, t: u32) {
+    use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+    let stride = p.dims.stride as usize;
+    let words = p.dims.plane_words() as usize;
+    let cells = p.dims.cells() as usize;
+    let n = p.goal_count as usize;
+    let g = goal as usize;
+    let end = words.saturating_sub(stride);
+    // SAFETY (all accesses below): offsets follow the size contract of DistanceLaunch; a
+    // candidate is only expanded inside the interior rows, so its neighbours are in bounds;
+    // the stamp swap gives each candidate word one owner, the only writer of its words.
+    unsafe {
+        let remaining = p.remaining.add(g * words);
+        let cur = p
+            .frontier
+            .add(((t.wrapping_sub(1) & 1) as usize * n + g) * words);
+        let next = p.frontier.add(((t & 1) as usize * n + g) * words);
+        let dist = p.dist.add(g * cells);
+        let stamp = p.stamp.add(g * words);
+        let counts = p.counts.add(g * 3);
+        let prev = ((t + 2) % 3) as usize; // (t − 1) mod 3
+        let source = p.lists.add((g * 3 + prev) * words);
+        let target = p.lists.add((g * 3 + (t % 3) as usize) * words);
+        let len = read_volatile(counts.add(prev)) as usize;
+        let mut i = thread as usize;
+        while i < len {
+            let f = source.add(i).read() as usize;
+            for c in [
+                f,
+                f.wrapping_sub(1),
+                f + 1,
+                f.wrapping_sub(stride),
+                f + stride,
+            ] {
+                if c < stride || c >= end {
+                    continue;
+                }
+                if AtomicU32::from_ptr(stamp.add(c)).swap(t, Relaxed) == t {
+                    continue;
+                }
+                let new = bfs_expand(
+                    remaining.add(c).read(),
+                    cur.add(c).read(),
+                    cur.add(c - 1).read(),
+                    cur.add(c + 1).read(),
+                    cur.add(c - stride).read(),
+                    cur.add(c + stride).read(),
+                );
+                if new == 0 {
+                    continue;
+                }
+                next.add(c).write(new);
+                remaining.add(c).write(remaining.add(c).read() & !new);
+                if let Some((row, column_word)) = split_word(c as u32, p.dims.stride) {
+                    for_each_cell(new, row, column_word, p.dims.width, |cell| {
+                        dist.add(cell as usize).write(t)
+                    });
+                }
+                let slot = AtomicU32::from_ptr(counts.add((t % 3) as usize)).fetch_add(1, Relaxed);
+                target.add(slot as usize).write(c as u32);
+                write_volatile(p.last_level.add(g), t);
+            }
+            i += threads as usize;
+        }
+    }
 }
 
 /// Whether goal `goal`'s search reached new cells at level `t` (call after the barrier that

@@ -77,6 +77,40 @@ pub unsafe extern "ptx-kernel" fn distance_levels(p: DistanceLaunch) {
     }
 }
 
+/// The sparse variant of [`distance_levels`]: per level, only the words next to the previous
+/// frontier are expanded (a per-goal list of frontier words, claimed by atomic stamps), so a
+/// level costs time proportional to its frontier. Launch: one block per goal, any block size;
+/// two barriers per level (clear, expand).
+///
+/// # Safety
+/// `p` satisfies [`DistanceLaunch`]'s contract including the sparse buffers (`stamp`,
+/// `counts` zeroed before `distance_init`), and the previous launch (if any) ended at
+/// `first_level − 1`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distance_sparse_levels(p: DistanceLaunch) {
+    // SAFETY: block index < goal_count is checked; the rest is the caller's contract.
+    let goal = unsafe { _block_idx_x() } as u32;
+    if goal >= p.goal_count || unsafe { body::distance_finished_before(&p, goal, p.first_level) } {
+        return;
+    }
+    let (thread, threads) = block_thread();
+    let mut t = p.first_level;
+    while t <= p.final_level && t != 0 {
+        unsafe {
+            body::sparse_clear(&p, goal, thread, threads, t);
+            _syncthreads();
+            body::sparse_level(&p, goal, thread, threads, t);
+            // As in `distance_levels`: every thread reads the flag after the barrier and
+            // takes the same branch.
+            _syncthreads();
+            if !body::distance_goes_on(&p, goal, t) {
+                return;
+            }
+        }
+        t = t.wrapping_add(1);
+    }
+}
+
 /// One timestep of the space-time search. Launch: one-dimensional, any shape; threads stride
 /// over the plane's words grid-wide.
 ///

@@ -52,6 +52,14 @@ pub struct DistanceLaunch {
     /// `n` words, zeroed by the host: the last level at which the goal's search reached a new
     /// cell (0 = only the goal). A search is finished once a level leaves it unchanged.
     pub last_level: *mut u32,
+    /// Sparse kernel only (null for the dense one): `n·P` words, zeroed by the host: the
+    /// last level at which each word was claimed as a candidate.
+    pub stamp: *mut u32,
+    /// Sparse kernel only: `3·n·P` word indices, three lists per goal (`(goal·3 + slot)·P`):
+    /// the words that gained cells at level `t` are list `t mod 3`.
+    pub lists: *mut u32,
+    /// Sparse kernel only: `3·n` list lengths, zeroed by the host.
+    pub counts: *mut u32,
     /// Plane geometry.
     pub dims: Dims,
     /// Number of goals (= thread blocks).

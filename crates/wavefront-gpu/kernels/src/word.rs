@@ -16,9 +16,10 @@ pub const SOUTH: u32 = 2;
 /// Index of the west plane (the neighbour one column to the left).
 pub const WEST: u32 = 3;
 
-/// Every cell 4-adjacent to a set bit of `centre`, plus `centre` itself is *not* included:
-/// the bits of the word whose west/east neighbour is set in `centre`, `left` (carry into bit
-/// 0) or `right` (carry into bit 63), and whose north/south neighbour is set in `up`/`down`.
+/// The cells of this word with a set 4-neighbour (the set cells themselves are not added):
+/// a west/east neighbour in `centre`, or across the word boundary in `left` (its bit 63
+/// neighbours our bit 0) or `right` (its bit 0 neighbours our bit 63); a north/south
+/// neighbour in `up`/`down`.
 #[inline(always)]
 pub const fn dilate4(centre: u64, left: u64, right: u64, up: u64, down: u64) -> u64 {
     (centre << 1) | (centre >> 1) | (left >> 63) | (right << 63) | up | down

@@ -18,8 +18,10 @@ use std::time::{Duration, Instant};
 use cuplan_grid::{Cell, Grid, generate};
 use cuplan_wavefront_gpu::emulate::{self, HostReservations};
 use cuplan_wavefront_gpu::{
-    Device, DeviceReservations, DistanceConfig, SpaceTimeConfig, UNREACHABLE,
+    Device, DeviceReservations, DistanceConfig, DistanceKernel, SpaceTimeConfig, UNREACHABLE,
 };
+
+const KERNELS: [DistanceKernel; 2] = [DistanceKernel::Dense, DistanceKernel::Sparse];
 
 struct Options {
     data: Option<PathBuf>,
@@ -83,29 +85,38 @@ fn main() -> ExitCode {
         }
     };
     println!("parity:");
-    for (name, grid) in parity_grids() {
-        report(
-            &format!("distances {name}"),
-            distance_parity(&device, &grid, 32, 1),
-        );
-    }
-    for (name, grid) in benchmark_grids(options.data.as_deref()) {
-        report(
-            &format!("distances {name}"),
-            distance_parity(&device, &grid, 16, 2),
-        );
+    let grids: Vec<(String, Grid, usize)> = parity_grids()
+        .into_iter()
+        .map(|(name, grid)| (name, grid, 32))
+        .chain(
+            benchmark_grids(options.data.as_deref())
+                .into_iter()
+                .map(|(name, grid)| (name, grid, 16)),
+        )
+        .collect();
+    for kernel in KERNELS {
+        for (name, grid, goals) in &grids {
+            report(
+                &format!("distances {kernel:?} {name}"),
+                distance_parity(&device, grid, *goals, kernel),
+            );
+        }
     }
     for seed in 0..6 {
         report(
             &format!("space-time random seed {seed}"),
             space_time_parity(&device, seed),
         );
+        report(
+            &format!("space-time from a ReservationTable, seed {seed}"),
+            table_parity(&device, seed),
+        );
     }
     if failures == 0 {
         println!("benchmark (end to end: upload, search, copy back; best of 3):");
         println!(
-            "  {:<28} {:>6} {:>10} {:>10} {:>10} {:>10}",
-            "grid", "maps", "total ms", "search ms", "copy ms", "launches"
+            "  {:<22} {:<7} {:>6} {:>10} {:>10} {:>10} {:>9}",
+            "grid", "kernel", "maps", "total ms", "search ms", "copy ms", "launches"
         );
         let mut cases = vec![("open 256x256", Grid::open(256, 256).ok(), 1024)];
         cases.push((
@@ -123,9 +134,12 @@ fn main() -> ExitCode {
         }
         for (name, grid, n) in cases {
             let Some(grid) = grid else { continue };
-            match benchmark(&device, &grid, n) {
-                Ok(line) => println!("  {name:<28} {n:>6} {line}"),
-                Err(e) => println!("  {name:<28} {n:>6} error: {e}"),
+            for kernel in KERNELS {
+                let label = format!("{kernel:?}");
+                match benchmark(&device, &grid, n, kernel) {
+                    Ok(line) => println!("  {name:<22} {label:<7} {n:>6} {line}"),
+                    Err(e) => println!("  {name:<22} {label:<7} {n:>6} error: {e}"),
+                }
             }
         }
     }
@@ -232,7 +246,7 @@ fn distance_parity(
     device: &Device,
     grid: &Grid,
     goals: usize,
-    levels_per_launch_divisor: u32,
+    kernel: DistanceKernel,
 ) -> Result<String, String> {
     let queries = generate::random_queries(grid, goals, 17);
     if queries.is_empty() {
@@ -241,7 +255,8 @@ fn distance_parity(
     let goal_cells: Vec<Cell> = queries.iter().map(|&(_, g)| g).collect();
     // A small level budget per launch exercises the resumed launches too.
     let config = DistanceConfig {
-        levels_per_launch: (grid.width() + grid.height()) / levels_per_launch_divisor.max(1) + 1,
+        levels_per_launch: (grid.width() + grid.height()) / 2 + 1,
+        kernel,
         ..DistanceConfig::default()
     };
     let gpu = device
@@ -261,7 +276,8 @@ fn distance_parity(
         }
     }
     if cells <= 1 << 16 {
-        let host = emulate::distance_maps(grid, &goal_cells, 256).map_err(|e| e.to_string())?;
+        let host =
+            emulate::distance_maps_with(grid, &goal_cells, &config).map_err(|e| e.to_string())?;
         if host != gpu {
             return Err("GPU maps differ from the kernels run on the host".into());
         }
@@ -315,12 +331,50 @@ fn space_time_parity(device: &Device, seed: u64) -> Result<String, String> {
     Ok(format!("{checked} searches identical ({found} found)"))
 }
 
-fn benchmark(device: &Device, grid: &Grid, n: usize) -> Result<String, String> {
+/// A table from the reservations crate uploaded whole: device and host-run kernels agree.
+fn table_parity(device: &Device, seed: u64) -> Result<String, String> {
+    let grid = generate::random(128, 64, 0.15, seed + 100).map_err(|e| e.to_string())?;
+    let mut table =
+        cuplan_reservations::ReservationTable::new(&grid, 300).map_err(|e| e.to_string())?;
+    let queries = generate::random_queries(&grid, 60, seed + 7);
+    let mut reserved = 0;
+    for (i, &(start, _)) in queries.iter().enumerate().take(30) {
+        if table
+            .reserve_path(&walk(&grid, start, 80, seed * 31 + i as u64))
+            .is_ok()
+        {
+            reserved += 1;
+        }
+    }
+    let mut gpu =
+        DeviceReservations::from_table(device, &grid, &table).map_err(|e| e.to_string())?;
+    let mut host = HostReservations::from_table(&grid, &table, 64).map_err(|e| e.to_string())?;
+    for (i, &(start, goal)) in queries.iter().enumerate().skip(30) {
+        let a = gpu
+            .search(start, goal, &SpaceTimeConfig::default())
+            .map_err(|e| e.to_string())?;
+        let b = host.search(start, goal).map_err(|e| e.to_string())?;
+        if a != b {
+            return Err(format!("query {i} {start} -> {goal}: GPU and host differ"));
+        }
+    }
+    Ok(format!("{reserved} reserved paths, 30 searches identical"))
+}
+
+fn benchmark(
+    device: &Device,
+    grid: &Grid,
+    n: usize,
+    kernel: DistanceKernel,
+) -> Result<String, String> {
     let goals: Vec<Cell> = generate::random_queries(grid, n, 99)
         .into_iter()
         .map(|(_, g)| g)
         .collect();
-    let config = DistanceConfig::default();
+    let config = DistanceConfig {
+        kernel,
+        ..DistanceConfig::default()
+    };
     let mut best: Option<(Duration, cuplan_wavefront_gpu::DistanceProfile)> = None;
     for _ in 0..3 {
         let started = Instant::now();
@@ -338,7 +392,7 @@ fn benchmark(device: &Device, grid: &Grid, n: usize) -> Result<String, String> {
     };
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     Ok(format!(
-        "{:>10.2} {:>10.2} {:>10.2} {:>10}",
+        "{:>10.2} {:>10.2} {:>10.2} {:>9}",
         ms(total),
         ms(p.search),
         ms(p.download),
