@@ -1,17 +1,26 @@
 //! Conflict-based search (Sharon et al. 2015) for the optimal sum of costs, with the
-//! improvements of ICBS/CBSH: conflicts classified as cardinal, semi-cardinal or
-//! non-cardinal through MDDs and split cardinal-first; bypassing (adopting a child's
-//! equal-cost path with fewer conflicts instead of splitting); and an admissible CT-node
-//! heuristic, a matching in the cardinal conflict graph (a lower bound on its minimum vertex
-//! cover, Felner et al. 2018). The low level is the space-time A* with the agent's sparse
+//! improvements of ICBS/CBSH2:
+//! - conflicts classified as cardinal, semi-cardinal or non-cardinal through MDDs, and split
+//!   cardinal-first (earliest first within a class);
+//! - bypassing: a child with the parent's cost and fewer conflicts lends its path to the
+//!   parent instead of splitting;
+//! - target reasoning (Li et al. 2020): a conflict with an agent that has finished on its goal
+//!   splits on that agent's length ("finishes by t", which closes the goal to everyone else
+//!   from t, or "finishes after t"), which partitions the solutions and prunes every later
+//!   visit of that goal in one branch;
+//! - an admissible CT-node heuristic: a maximal matching of the cardinal conflict graph (a
+//!   lower bound on its minimum vertex cover, Felner et al. 2018), so nodes are ordered by
+//!   `cost + h` and the first conflict-free node popped is optimal.
+//!
+//! The low level is the space-time A* of [`crate::lowlevel`] with the agent's sparse
 //! constraints, its goal's distance map as heuristic and the other agents' paths as
-//! tie-breaking soft conflicts.
+//! tie-breaking soft conflicts. Paths and MDDs live in arenas; CT nodes hold ids.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::lowlevel::{LowResult, Rules, space_time_astar};
-use crate::util::{Deadline, DistTable, FxHashMap, FxHashSet, Graph, NONE};
+use crate::util::{Deadline, DistTable, FxHashMap, FxHashSet, Graph, NONE, drop_in_background};
 
 pub(crate) enum CbsResult {
     Solved(Vec<Vec<u32>>),
@@ -19,8 +28,10 @@ pub(crate) enum CbsResult {
     TimedOut,
 }
 
-/// "Agent may not be on `v` at `t`" (`from == NONE`) or "may not move `from -> v` arriving at
-/// `t`".
+/// "Agent may not be on `v` at `t`" (`from == NONE`), "may not move `from -> v` arriving at
+/// `t`", or a length constraint on the agent whose goal is `v` (`from` = [`AT_MOST`]: it
+/// finishes by `t`, so nobody else may be on `v` from `t` on; `from` = [`LONGER`]: it
+/// finishes after `t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Constraint {
     agent: u32,
@@ -29,8 +40,14 @@ struct Constraint {
     t: u32,
 }
 
+/// Marks a length constraint "finishes by `t`" in [`Constraint::from`].
+const AT_MOST: u32 = NONE - 1;
+/// Marks a length constraint "finishes after `t`" in [`Constraint::from`].
+const LONGER: u32 = NONE - 2;
+
 /// A conflict between agents `a < b` at time `t`: both on `v` (`from == NONE`), or `a` moving
-/// `from -> v` while `b` moves `v -> from`, arriving at `t`.
+/// `from -> v` while `b` moves `v -> from`, arriving at `t`. `rest` is the agent (if any)
+/// that has already finished on `v`, its goal: a target conflict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Conflict {
     t: u32,
@@ -38,9 +55,31 @@ struct Conflict {
     b: u32,
     from: u32,
     v: u32,
+    rest: u32,
 }
 
 impl Conflict {
+    /// The two branches, each with the agent to replan.
+    ///
+    /// A target conflict splits on the finished agent's length (Li et al. 2020): either it
+    /// finishes by `t`, and then nobody else may stand on its goal from `t` on (the other
+    /// agent is replanned), or it finishes after `t`. Unlike the vertex split, the two
+    /// branches partition the solutions and the first prunes every later visit at once.
+    fn branches(&self) -> [(Constraint, u32); 2] {
+        if self.rest != NONE {
+            let other = if self.rest == self.a { self.b } else { self.a };
+            let length = |from| Constraint {
+                agent: self.rest,
+                from,
+                v: self.v,
+                t: self.t,
+            };
+            return [(length(AT_MOST), other), (length(LONGER), self.rest)];
+        }
+        let [x, y] = self.constraints();
+        [(x, x.agent), (y, y.agent)]
+    }
+
     fn constraints(&self) -> [Constraint; 2] {
         if self.from == NONE {
             [
@@ -118,7 +157,8 @@ struct CtNode {
     mdds: Vec<u32>,
     cost: u64,
     h: u64,
-    conflicts: Vec<Conflict>,
+    /// Number of conflicting agent pairs.
+    conflicts: usize,
     chosen: Option<Conflict>,
 }
 
@@ -132,7 +172,10 @@ impl CtNode {
 struct AgentRules<'a> {
     vertex: FxHashSet<u64>,
     edges: FxHashSet<(u32, u32, u32)>,
+    /// Cells closed from a time on (other agents' goals under "finishes by").
+    barrier: FxHashMap<u32, u32>,
     finish: u32,
+    latest: u32,
     last: u32,
     avoid: Option<&'a Avoid>,
 }
@@ -144,6 +187,7 @@ fn key(v: u32, t: u32) -> u64 {
 impl Rules for AgentRules<'_> {
     fn vertex_blocked(&self, v: u32, t: u32) -> bool {
         self.vertex.contains(&key(v, t))
+            || (!self.barrier.is_empty() && self.barrier.get(&v).is_some_and(|&from| t >= from))
     }
 
     fn edge_blocked(&self, from: u32, to: u32, t: u32) -> bool {
@@ -152,6 +196,10 @@ impl Rules for AgentRules<'_> {
 
     fn earliest_finish(&self) -> u32 {
         self.finish
+    }
+
+    fn latest_finish(&self) -> u32 {
+        self.latest
     }
 
     fn last_rule_time(&self) -> u32 {
@@ -180,7 +228,12 @@ impl Avoid {
     }
 
     fn new(paths: &[&[u32]], except: usize) -> Avoid {
-        let mut avoid = Avoid::empty();
+        let total: usize = paths.iter().map(|p| p.len()).sum();
+        let mut avoid = Avoid {
+            at: FxHashMap::with_capacity_and_hasher(total, Default::default()),
+            rest_from: FxHashMap::with_capacity_and_hasher(paths.len(), Default::default()),
+            horizon: 0,
+        };
         for (agent, path) in paths.iter().enumerate() {
             if agent != except {
                 avoid.add(agent, path);
@@ -251,11 +304,14 @@ pub(crate) fn cbs(
         path_store: Vec::new(),
         mdd_store: Vec::new(),
     };
-    match search.run() {
+    let result = match search.run() {
         Ok(Some(paths)) => CbsResult::Solved(paths),
         Ok(None) => CbsResult::NoSolution,
         Err(Stop) => CbsResult::TimedOut,
-    }
+    };
+    let garbage = (search.nodes, search.path_store, search.mdd_store);
+    drop_in_background(garbage);
+    result
 }
 
 impl Cbs<'_> {
@@ -282,7 +338,7 @@ impl Cbs<'_> {
             h: 0,
             paths,
             mdds: vec![NONE; n],
-            conflicts: Vec::new(),
+            conflicts: 0,
             chosen: None,
         };
         self.evaluate(&mut root, &[])?;
@@ -303,13 +359,13 @@ impl Cbs<'_> {
             };
             let mut children = Vec::new();
             let mut bypassed = false;
-            for constraint in conflict.constraints() {
-                let Some(child) = self.child(id, constraint)? else {
+            for (constraint, replan) in conflict.branches() {
+                let agent = replan as usize;
+                let Some(child) = self.child(id, constraint, agent)? else {
                     continue;
                 };
                 let parent = &self.nodes[id as usize];
-                if child.cost == parent.cost && child.conflicts.len() < parent.conflicts.len() {
-                    let agent = constraint.agent as usize;
+                if child.cost == parent.cost && child.conflicts < parent.conflicts {
                     let mut node = std::mem::replace(&mut self.nodes[id as usize], placeholder());
                     node.paths[agent] = child.paths[agent];
                     let all = self.all_constraints(node.parent, node.constraint);
@@ -335,16 +391,17 @@ impl Cbs<'_> {
 
     fn entry(&self, id: u32) -> (Reverse<u64>, Reverse<usize>, Reverse<u32>) {
         let node = &self.nodes[id as usize];
-        (
-            Reverse(node.f()),
-            Reverse(node.conflicts.len()),
-            Reverse(id),
-        )
+        (Reverse(node.f()), Reverse(node.conflicts), Reverse(id))
     }
 
-    /// The child of `parent` with one more constraint; `None` when its agent has no path.
-    fn child(&mut self, parent: u32, constraint: Constraint) -> Result<Option<CtNode>, Stop> {
-        let agent = constraint.agent as usize;
+    /// The child of `parent` with one more constraint and `agent` replanned; `None` when the
+    /// agent has no path.
+    fn child(
+        &mut self,
+        parent: u32,
+        constraint: Constraint,
+        agent: usize,
+    ) -> Result<Option<CtNode>, Stop> {
         let mut all = self.all_constraints(parent, None);
         all.push(constraint);
         let views = self.views(&self.nodes[parent as usize].paths);
@@ -366,7 +423,7 @@ impl Cbs<'_> {
             h: 0,
             paths,
             mdds,
-            conflicts: Vec::new(),
+            conflicts: 0,
             chosen: None,
         };
         self.evaluate(&mut node, &all)?;
@@ -394,13 +451,29 @@ impl Cbs<'_> {
         let mut rules = AgentRules {
             vertex: FxHashSet::default(),
             edges: FxHashSet::default(),
+            barrier: FxHashMap::default(),
             finish: 0,
+            latest: u32::MAX,
             last: avoid.map_or(0, |a| a.horizon),
             avoid,
         };
-        for c in all.iter().filter(|c| c.agent as usize == agent) {
+        for c in all {
+            let mine = c.agent as usize == agent;
+            if c.from == AT_MOST && !mine {
+                let from = rules.barrier.entry(c.v).or_insert(c.t);
+                *from = (*from).min(c.t);
+                rules.last = rules.last.max(c.t);
+                continue;
+            }
+            if !mine {
+                continue;
+            }
             rules.last = rules.last.max(c.t);
-            if c.from == NONE {
+            if c.from == AT_MOST {
+                rules.latest = rules.latest.min(c.t);
+            } else if c.from == LONGER {
+                rules.finish = rules.finish.max(c.t + 1);
+            } else if c.from == NONE {
                 rules.vertex.insert(key(c.v, c.t));
                 if c.v == goal {
                     rules.finish = rules.finish.max(c.t + 1);
@@ -443,19 +516,16 @@ impl Cbs<'_> {
     fn evaluate(&mut self, node: &mut CtNode, all: &[Constraint]) -> Result<(), Stop> {
         let views = self.views(&node.paths);
         node.cost = views.iter().map(|p| (p.len() - 1) as u64).sum();
-        node.conflicts = self.find_conflicts(&views);
+        let conflicts = self.find_conflicts(&views);
+        node.conflicts = conflicts.len();
         node.chosen = None;
         node.h = 0;
-        if node.conflicts.is_empty() {
-            return Ok(());
-        }
         let mut best: Option<(Class, Conflict)> = None;
         let mut cardinal_edges = Vec::new();
-        for i in 0..node.conflicts.len() {
+        for (i, c) in conflicts.into_iter().enumerate() {
             if i % 16 == 15 && self.deadline.passed() {
                 return Err(Stop);
             }
-            let c = node.conflicts[i];
             let forced_a = self.forced(node, all, c.a as usize, &c, true)?;
             let forced_b = self.forced(node, all, c.b as usize, &c, false)?;
             let class = match (forced_a, forced_b) {
@@ -546,7 +616,9 @@ impl Cbs<'_> {
 
     /// The earliest conflict of every conflicting pair, in O(total path length).
     fn find_conflicts(&self, paths: &[&[u32]]) -> Vec<Conflict> {
-        let mut at: FxHashMap<u64, u32> = FxHashMap::default();
+        let total: usize = paths.iter().map(|p| p.len()).sum();
+        let mut at: FxHashMap<u64, u32> =
+            FxHashMap::with_capacity_and_hasher(total, Default::default());
         let mut earliest: FxHashMap<(u32, u32), Conflict> = FxHashMap::default();
         let mut record = |c: Conflict| {
             let slot = earliest.entry((c.a, c.b)).or_insert(c);
@@ -563,6 +635,7 @@ impl Cbs<'_> {
                         b: b.max(a as u32),
                         from: NONE,
                         v,
+                        rest: NONE,
                     });
                 } else {
                     at.insert(key(v, t as u32), a as u32);
@@ -576,6 +649,7 @@ impl Cbs<'_> {
                         b: o.max(a as u32),
                         from: NONE,
                         v,
+                        rest: NONE,
                     });
                 }
             }
@@ -596,11 +670,24 @@ impl Cbs<'_> {
                         b,
                         from,
                         v: to,
+                        rest: NONE,
                     });
                 }
             }
         }
         let mut out: Vec<Conflict> = earliest.into_values().collect();
+        for c in out.iter_mut().filter(|c| c.from == NONE) {
+            let finished = |x: u32| {
+                self.goals[x as usize] == c.v && c.t as usize + 1 >= paths[x as usize].len()
+            };
+            c.rest = if finished(c.a) {
+                c.a
+            } else if finished(c.b) {
+                c.b
+            } else {
+                NONE
+            };
+        }
         out.sort_unstable();
         out
     }
@@ -614,7 +701,7 @@ fn placeholder() -> CtNode {
         mdds: Vec::new(),
         cost: 0,
         h: 0,
-        conflicts: Vec::new(),
+        conflicts: 0,
         chosen: None,
     }
 }

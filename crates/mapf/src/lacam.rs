@@ -6,29 +6,35 @@
 //! stack empties, no solution exists.
 
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::Arc;
 
-use crate::util::{Deadline, DistTable, FxHashMap, Graph, NONE, Rng};
+use crate::util::{Deadline, DistTable, FxHashMap, Graph, NONE, Rng, drop_in_background};
 
-/// Low-level node: constraints "agent `who[k]` moves to `loc[k]`" for the first `depth`
-/// agents of the high-level node's order.
+/// Low-level node: "agent `who` moves to `loc`" plus every constraint of its ancestors, one
+/// per agent of the high-level node's order up to `depth`. Kept in one arena per search and
+/// linked by `parent`, so a child costs O(1) memory, not a copy of its ancestors.
+#[derive(Clone, Copy)]
 struct Constraint {
-    who: Vec<u32>,
-    loc: Vec<u32>,
+    parent: u32,
+    who: u32,
+    loc: u32,
+    depth: u32,
 }
 
+const ROOT_CONSTRAINT: u32 = 0;
+
 struct HighNode {
-    config: Rc<[u32]>,
+    config: Arc<[u32]>,
     parent: u32,
     priorities: Vec<f32>,
     order: Vec<u32>,
-    tree: VecDeque<Constraint>,
+    tree: VecDeque<u32>,
 }
 
 /// What a LaCAM run ended with.
 pub(crate) enum LacamResult {
     /// Configurations from the starts to the goals, one per timestep.
-    Solved(Vec<Rc<[u32]>>),
+    Solved(Vec<Arc<[u32]>>),
     /// The whole configuration space reachable from the start was explored.
     NoSolution,
     TimedOut,
@@ -45,44 +51,63 @@ pub(crate) fn lacam(
     let mut rng = Rng::new(seed);
     let mut pibt = Pibt::new(graph, dist, goals, seed.wrapping_add(1));
     let mut nodes: Vec<HighNode> = Vec::new();
-    let mut explored: FxHashMap<Rc<[u32]>, u32> = FxHashMap::default();
-    let root = new_node(Rc::from(starts), NONE, None, dist, goals);
+    let mut explored: FxHashMap<Arc<[u32]>, u32> = FxHashMap::default();
+    let mut constraints = vec![Constraint {
+        parent: NONE,
+        who: NONE,
+        loc: NONE,
+        depth: 0,
+    }];
+    let mut chain = Vec::new();
+    let root = new_node(Arc::from(starts), NONE, None, dist, goals);
     explored.insert(root.config.clone(), 0);
     nodes.push(root);
     let mut open: Vec<u32> = vec![0];
     let mut iterations: u64 = 0;
-    while let Some(&top) = open.last() {
-        iterations += 1;
-        if iterations.is_multiple_of(32) && deadline.passed() {
-            return LacamResult::TimedOut;
+    let result = 'search: {
+        while let Some(&top) = open.last() {
+            iterations += 1;
+            if iterations.is_multiple_of(32) && deadline.passed() {
+                break 'search LacamResult::TimedOut;
+            }
+            let node = &mut nodes[top as usize];
+            if *node.config == *goals {
+                break 'search LacamResult::Solved(backtrack(&nodes, top));
+            }
+            let Some(constraint) = node.tree.pop_front() else {
+                open.pop();
+                continue;
+            };
+            expand_constraint(node, constraint, &mut constraints, graph, &mut rng);
+            chain.clear();
+            let mut c = constraint;
+            while c != ROOT_CONSTRAINT {
+                let link = constraints[c as usize];
+                chain.push((link.who, link.loc));
+                c = link.parent;
+            }
+            chain.reverse();
+            let Some(next) = pibt.successor(&node.config, &node.order, &chain) else {
+                continue;
+            };
+            if let Some(&known) = explored.get(&*next) {
+                open.push(known);
+                continue;
+            }
+            let config: Arc<[u32]> = Arc::from(next);
+            let id = nodes.len() as u32;
+            let child = new_node(config.clone(), top, Some(&nodes[top as usize]), dist, goals);
+            nodes.push(child);
+            explored.insert(config, id);
+            open.push(id);
         }
-        let node = &mut nodes[top as usize];
-        if *node.config == *goals {
-            return LacamResult::Solved(backtrack(&nodes, top));
-        }
-        let Some(constraint) = node.tree.pop_front() else {
-            open.pop();
-            continue;
-        };
-        expand_constraint(node, &constraint, graph, &mut rng);
-        let Some(next) = pibt.successor(&node.config, &node.order, &constraint) else {
-            continue;
-        };
-        if let Some(&known) = explored.get(&*next) {
-            open.push(known);
-            continue;
-        }
-        let config: Rc<[u32]> = Rc::from(next);
-        let id = nodes.len() as u32;
-        let child = new_node(config.clone(), top, Some(&nodes[top as usize]), dist, goals);
-        nodes.push(child);
-        explored.insert(config, id);
-        open.push(id);
-    }
-    LacamResult::NoSolution
+        LacamResult::NoSolution
+    };
+    drop_in_background((nodes, explored, constraints, open));
+    result
 }
 
-fn backtrack(nodes: &[HighNode], mut id: u32) -> Vec<Rc<[u32]>> {
+fn backtrack(nodes: &[HighNode], mut id: u32) -> Vec<Arc<[u32]>> {
     let mut configs = Vec::new();
     while id != NONE {
         configs.push(nodes[id as usize].config.clone());
@@ -93,8 +118,14 @@ fn backtrack(nodes: &[HighNode], mut id: u32) -> Vec<Rc<[u32]>> {
 }
 
 /// Children of a low-level node: the next agent in order, constrained to each of its moves.
-fn expand_constraint(node: &mut HighNode, c: &Constraint, graph: &Graph, rng: &mut Rng) {
-    let depth = c.who.len();
+fn expand_constraint(
+    node: &mut HighNode,
+    id: u32,
+    constraints: &mut Vec<Constraint>,
+    graph: &Graph,
+    rng: &mut Rng,
+) {
+    let depth = constraints[id as usize].depth as usize;
     if depth >= node.order.len() {
         return;
     }
@@ -103,21 +134,21 @@ fn expand_constraint(node: &mut HighNode, c: &Constraint, graph: &Graph, rng: &m
     let mut moves: Vec<u32> = graph.neighbours(here).collect();
     moves.push(here);
     rng.shuffle(&mut moves);
-    for v in moves {
-        let mut who = Vec::with_capacity(depth + 1);
-        who.extend_from_slice(&c.who);
-        who.push(agent);
-        let mut loc = Vec::with_capacity(depth + 1);
-        loc.extend_from_slice(&c.loc);
-        loc.push(v);
-        node.tree.push_back(Constraint { who, loc });
+    for loc in moves {
+        node.tree.push_back(constraints.len() as u32);
+        constraints.push(Constraint {
+            parent: id,
+            who: agent,
+            loc,
+            depth: depth as u32 + 1,
+        });
     }
 }
 
 /// A new high-level node. Priorities grow while an agent is away from its goal, so agents
 /// that have waited long get planned first (LaCAM's dynamic priorities).
 fn new_node(
-    config: Rc<[u32]>,
+    config: Arc<[u32]>,
     parent_id: u32,
     parent: Option<&HighNode>,
     dist: &DistTable,
@@ -141,10 +172,7 @@ fn new_node(
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_by(|&a, &b| priorities[b as usize].total_cmp(&priorities[a as usize]));
     let mut tree = VecDeque::new();
-    tree.push_back(Constraint {
-        who: Vec::new(),
-        loc: Vec::new(),
-    });
+    tree.push_back(ROOT_CONSTRAINT);
     HighNode {
         config,
         parent: parent_id,
@@ -188,7 +216,7 @@ impl<'a> Pibt<'a> {
         &mut self,
         config: &[u32],
         order: &[u32],
-        constraint: &Constraint,
+        constraint: &[(u32, u32)],
     ) -> Option<Vec<u32>> {
         for a in 0..config.len() {
             let old = self.now[a];
@@ -205,7 +233,7 @@ impl<'a> Pibt<'a> {
             self.now[a] = v;
             self.occupied_now[v as usize] = a as u32;
         }
-        for (&i, &l) in constraint.who.iter().zip(&constraint.loc) {
+        for &(i, l) in constraint {
             if self.occupied_next[l as usize] != NONE {
                 return None;
             }

@@ -92,31 +92,40 @@ impl Graph {
     }
 }
 
-/// One exact distance-to-goal table per agent: a borrowed row-major view of the
-/// [`cuplan_wavefront::DistanceMaps`] built once per solve, so lookups are plain slice reads.
-#[derive(Debug, Clone, Copy)]
+/// Goals per [`cuplan_wavefront::DistanceMaps`] chunk: the deadline is checked between
+/// chunks, so building the maps for thousands of agents cannot overrun a short time limit by
+/// more than one chunk.
+pub(crate) const DIST_CHUNK: usize = 64;
+
+/// One exact distance-to-goal table per agent: borrowed row-major views of the
+/// [`cuplan_wavefront::DistanceMaps`] built once per solve (agent `i` is map `i %`
+/// [`DIST_CHUNK`] of chunk `i /` [`DIST_CHUNK`]), so lookups are plain slice reads.
+#[derive(Debug, Clone)]
 pub(crate) struct DistTable<'a> {
-    flat: &'a [u32],
+    chunks: Vec<&'a [u32]>,
     cells: usize,
 }
 
 impl<'a> DistTable<'a> {
-    /// The view of `maps` (map `i` for agent `i`); `None` if the array is not contiguous.
-    pub(crate) fn new(maps: &'a cuplan_wavefront::DistanceMaps) -> Option<DistTable<'a>> {
-        let (h, w) = maps.dims();
-        Some(DistTable {
-            flat: maps.as_array().as_slice()?,
-            cells: h * w,
-        })
+    /// The view of `chunks`; `None` if an array is not contiguous.
+    pub(crate) fn new(chunks: &'a [cuplan_wavefront::DistanceMaps]) -> Option<DistTable<'a>> {
+        let cells = chunks.first().map_or(0, |m| m.dims().0 * m.dims().1);
+        let chunks = chunks
+            .iter()
+            .map(|m| m.as_array().as_slice())
+            .collect::<Option<Vec<_>>>()?;
+        Some(DistTable { chunks, cells })
     }
 
     #[inline]
     pub(crate) fn get(&self, agent: usize, v: u32) -> u32 {
-        self.flat[agent * self.cells + v as usize]
+        let chunk = self.chunks[agent / DIST_CHUNK];
+        chunk[(agent % DIST_CHUNK) * self.cells + v as usize]
     }
 
     pub(crate) fn map(&self, agent: usize) -> &'a [u32] {
-        &self.flat[agent * self.cells..(agent + 1) * self.cells]
+        let start = (agent % DIST_CHUNK) * self.cells;
+        &self.chunks[agent / DIST_CHUNK][start..start + self.cells]
     }
 }
 
@@ -226,4 +235,14 @@ impl Deadline {
     pub(crate) fn passed(&self) -> bool {
         self.at.is_some_and(|d| Instant::now() >= d)
     }
+}
+
+/// Frees a large search (millions of small allocations, up to a second) on another thread,
+/// so returning at the deadline does not wait for it.
+pub(crate) fn drop_in_background<T: Send + 'static>(garbage: T) {
+    let spawned = std::thread::Builder::new()
+        .name("cuplan-mapf-free".into())
+        .spawn(move || drop(garbage));
+    // Without a thread the value was dropped inside the failed spawn call.
+    let _ = spawned;
 }

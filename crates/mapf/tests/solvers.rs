@@ -58,7 +58,7 @@ fn solved_or_timeout(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(100))]
+    #![proptest_config(ProptestConfig::with_cases(400))]
 
     /// Tiny grids with 2-3 agents: CBS is optimal, LaCAM is complete, PP is valid when it
     /// succeeds. CBS may time out only where the optimum lies far above the lower bound
@@ -84,6 +84,10 @@ proptest! {
             prop_assert!(optimum.is_some_and(|o| pp.soc() >= o));
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
 
     /// Denser random instances: every solver's answer validates (CBS within a short limit);
     /// PP under every order.
@@ -101,6 +105,19 @@ proptest! {
                 prop_assert!(lacam.is_some());
             }
         }
+    }
+}
+
+#[test]
+fn solves_trivial_instances() {
+    let grid = Arc::new(Grid::from_ascii("..\n..\n").unwrap());
+    let empty = Instance::new(grid.clone(), vec![], vec![]).unwrap();
+    let home = Instance::new(grid, vec![Cell::new(0, 0)], vec![Cell::new(0, 0)]).unwrap();
+    for solver in Solver::ALL {
+        assert_eq!(solved(&empty, solver, &config(5)).unwrap().paths.len(), 0);
+        let s = solved(&home, solver, &config(5)).unwrap();
+        assert_eq!(s.paths, vec![vec![Cell::new(0, 0)]]);
+        assert_eq!((s.soc(), s.makespan()), (0, 0));
     }
 }
 
