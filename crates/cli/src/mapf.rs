@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use cuplan::mapf::{Instance, SolveOutcome, Solver, SolverConfig, solve};
+use cuplan::mapf::{Instance, LowLevel, SolveOutcome, Solver, SolverConfig, solve};
 use serde::Serialize;
 
 use crate::Failure;
@@ -31,6 +31,10 @@ pub(crate) struct Args {
         allow_negative_numbers = true
     )]
     time_limit: f64,
+    /// Low-level search of pp and cbs: sparse (own space-time A*) or wavefront (the
+    /// reservation table and the space-time wavefront of the crates below).
+    #[arg(long, default_value = "sparse")]
+    low_level: String,
     /// Seed for every random choice (results are deterministic for a seed).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -54,6 +58,7 @@ struct Report {
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let solver: Solver = args.solver.parse().map_err(Failure::bad_input)?;
+    let low_level: LowLevel = args.low_level.parse().map_err(Failure::bad_input)?;
     if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
         return Err(Failure::bad_input(format!(
             "--time-limit must be a positive number of seconds, got {}",
@@ -65,6 +70,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let config = SolverConfig {
         time_limit: Duration::from_secs_f64(args.time_limit),
         seed: args.seed,
+        low_level,
         ..SolverConfig::default()
     };
     let started = Instant::now();

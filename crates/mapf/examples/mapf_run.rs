@@ -1,19 +1,25 @@
 //! Runs one solver on the first k agents of a MAPF scenario and prints one summary line:
-//! `cargo run --release -p cuplan-mapf --example mapf_run -- MAP SCEN K SOLVER [SECONDS]`.
+//! `cargo run --release -p cuplan-mapf --example mapf_run -- MAP SCEN K SOLVER [SECONDS [LOW_LEVEL]]`
+//! (`LOW_LEVEL`: `sparse`, the default, or `wavefront`).
 
 use std::time::{Duration, Instant};
 
-use cuplan_mapf::{Instance, SolveOutcome, Solver, SolverConfig, solve};
+use cuplan_mapf::{Instance, LowLevel, SolveOutcome, Solver, SolverConfig, solve};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    anyhow::ensure!(args.len() >= 4, "usage: MAP SCEN K SOLVER [SECONDS]");
+    anyhow::ensure!(
+        args.len() >= 4,
+        "usage: MAP SCEN K SOLVER [SECONDS [LOW_LEVEL]]"
+    );
     let k: usize = args[2].parse()?;
     let solver: Solver = args[3].parse()?;
     let seconds: f64 = args.get(4).map_or(Ok(60.0), |s| s.parse())?;
+    let low_level: LowLevel = args.get(5).map_or(Ok(LowLevel::default()), |s| s.parse())?;
     let instance = Instance::from_moving_ai(&args[0], &args[1], k)?;
     let config = SolverConfig {
         time_limit: Duration::from_secs_f64(seconds),
+        low_level,
         ..SolverConfig::default()
     };
     let lb = instance.lower_bound();
@@ -30,7 +36,7 @@ fn main() -> anyhow::Result<()> {
                 .validate(&instance)
                 .map_or_else(|v| v.to_string(), |()| "valid".into());
             println!(
-                "{map} {solver} k={k} solved {runtime:.3}s soc={} lb={lb} soc/lb={:.3} makespan={} {valid}",
+                "{map} {solver}/{low_level} k={k} solved {runtime:.3}s soc={} lb={lb} soc/lb={:.3} makespan={} {valid}",
                 solution.soc(),
                 solution.soc() as f64 / lb.max(1) as f64,
                 solution.makespan()

@@ -15,10 +15,22 @@
 //! The low level is the space-time A* of [`crate::lowlevel`] with the agent's sparse
 //! constraints, its goal's distance map as heuristic and the other agents' paths as
 //! tie-breaking soft conflicts. Paths and MDDs live in arenas; CT nodes hold ids.
+//!
+//! With [`crate::LowLevel::Wavefront`] the low level is instead
+//! [`cuplan_wavefront::space_time_search`] with the agent's constraints as
+//! [`cuplan_reservations::Constraints`]. That search has no latest finish time, so target
+//! reasoning is off (target conflicts split as plain vertex conflicts, which is the classic,
+//! still optimal, CBS split), and no soft conflicts, so ties are broken by the wavefront's
+//! own path recovery. Everything else (MDD classification, bypassing, the heuristic) is
+//! shared.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use cuplan_reservations::Constraints;
+use cuplan_wavefront::{SpaceTimeResult, space_time_search};
+
+use crate::layered::{World, max_finite};
 use crate::lowlevel::{LowResult, Rules, space_time_astar};
 use crate::util::{Deadline, DistTable, FxHashMap, FxHashSet, Graph, NONE, drop_in_background};
 
@@ -277,6 +289,15 @@ struct Cbs<'a> {
     nodes: Vec<CtNode>,
     path_store: Vec<Vec<u32>>,
     mdd_store: Vec<Mdd>,
+    /// The layered low level, when chosen.
+    wavefront: Option<Wavefront<'a>>,
+}
+
+/// The wavefront low level: the world and, per agent, the largest finite distance to its
+/// goal (the horizon beyond the last constraint that makes "no path" a proof).
+struct Wavefront<'a> {
+    world: World<'a>,
+    max_dist: Vec<u32>,
 }
 
 /// Low-level failure modes that stop the whole search.
@@ -288,6 +309,7 @@ pub(crate) fn cbs(
     starts: &[u32],
     goals: &[u32],
     deadline: Deadline,
+    wavefront: Option<World<'_>>,
 ) -> CbsResult {
     let mut goal_owner = vec![NONE; graph.len()];
     for (a, &g) in goals.iter().enumerate() {
@@ -303,6 +325,10 @@ pub(crate) fn cbs(
         nodes: Vec::new(),
         path_store: Vec::new(),
         mdd_store: Vec::new(),
+        wavefront: wavefront.map(|world| Wavefront {
+            world,
+            max_dist: (0..starts.len()).map(|a| max_finite(dist.map(a))).collect(),
+        }),
     };
     let result = match search.run() {
         Ok(Some(paths)) => CbsResult::Solved(paths),
@@ -324,7 +350,7 @@ impl Cbs<'_> {
                 return Err(Stop);
             }
             let rules = self.rules_from(&[], agent, Some(&avoid));
-            let Some(path) = self.low_level(agent, &rules)? else {
+            let Some(path) = self.low_level(agent, &rules, &[])? else {
                 return Ok(None);
             };
             avoid.add(agent, &path);
@@ -359,7 +385,7 @@ impl Cbs<'_> {
             };
             let mut children = Vec::new();
             let mut bypassed = false;
-            for (constraint, replan) in conflict.branches() {
+            for (constraint, replan) in self.split(conflict).branches() {
                 let agent = replan as usize;
                 let Some(child) = self.child(id, constraint, agent)? else {
                     continue;
@@ -407,7 +433,7 @@ impl Cbs<'_> {
         let views = self.views(&self.nodes[parent as usize].paths);
         let avoid = Avoid::new(&views, agent);
         let rules = self.rules_from(&all, agent, Some(&avoid));
-        let Some(path) = self.low_level(agent, &rules)? else {
+        let Some(path) = self.low_level(agent, &rules, &all)? else {
             return Ok(None);
         };
         let path = self.store_path(path);
@@ -496,7 +522,29 @@ impl Cbs<'_> {
             .collect()
     }
 
-    fn low_level(&self, agent: usize, rules: &AgentRules<'_>) -> Result<Option<Vec<u32>>, Stop> {
+    /// The conflict as it will be split: without target reasoning (wavefront low level) a
+    /// target conflict is a plain vertex conflict.
+    fn split(&self, conflict: Conflict) -> Conflict {
+        match self.wavefront {
+            Some(_) => Conflict {
+                rest: NONE,
+                ..conflict
+            },
+            None => conflict,
+        }
+    }
+
+    /// A minimum-cost path of `agent` under `rules` (sparse) or the constraints of `all`
+    /// that concern it (wavefront; the same rules without soft conflicts).
+    fn low_level(
+        &self,
+        agent: usize,
+        rules: &AgentRules<'_>,
+        all: &[Constraint],
+    ) -> Result<Option<Vec<u32>>, Stop> {
+        if let Some(wavefront) = &self.wavefront {
+            return self.low_level_wavefront(wavefront, agent, all);
+        }
         let map = self.dist.map(agent);
         match space_time_astar(
             self.graph,
@@ -509,6 +557,45 @@ impl Cbs<'_> {
             LowResult::Found(p) => Ok(Some(p)),
             LowResult::NoPath => Ok(None),
             LowResult::TimedOut => Err(Stop),
+        }
+    }
+
+    fn low_level_wavefront(
+        &self,
+        wavefront: &Wavefront<'_>,
+        agent: usize,
+        all: &[Constraint],
+    ) -> Result<Option<Vec<u32>>, Stop> {
+        let world = &wavefront.world;
+        let cell = |v| world.graph.cell(v);
+        let mut constraints = Constraints::new();
+        let mut last = 0;
+        for c in all.iter().filter(|c| c.agent as usize == agent) {
+            last = last.max(c.t);
+            if c.from == NONE {
+                constraints.add_vertex(cell(c.v), c.t);
+            } else if c.from != AT_MOST && c.from != LONGER {
+                // Conflicts only produce adjacent moves, so this cannot fail.
+                constraints
+                    .add_edge(cell(c.from), cell(c.v), c.t)
+                    .map_err(|_| Stop)?;
+            }
+        }
+        // After `last` nothing depends on time: any path arrives within the goal's largest
+        // distance after it, so `HorizonExceeded` here is a proof of "no path".
+        let horizon = last
+            .saturating_add(2)
+            .saturating_add(wavefront.max_dist[agent]);
+        let query = world
+            .query(agent, self.starts[agent], self.goals[agent])
+            .with_constraints(&constraints)
+            .with_horizon(horizon);
+        match space_time_search(world.grid, &query) {
+            Ok(SpaceTimeResult::Found(path)) => Ok(Some(world.ids(&path))),
+            Ok(SpaceTimeResult::HorizonExceeded | SpaceTimeResult::Unreachable) => Ok(None),
+            // A wavefront error (its memory cap) ends the search like a time-out: reporting
+            // "no solution" would be a false proof.
+            Ok(SpaceTimeResult::TimedOut) | Err(_) => Err(Stop),
         }
     }
 

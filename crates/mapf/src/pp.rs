@@ -2,16 +2,21 @@
 //! order, each avoiding the reserved space-time cells of those before it, and then rest on
 //! their goals forever.
 
+use cuplan_grid::{Cell, Grid};
+use cuplan_reservations::{MAX_HORIZON, ReservationError, ReservationTable};
+use cuplan_wavefront::{SpaceTimeResult, space_time_search};
+
+use crate::layered::World;
 use crate::lowlevel::{LowResult, Rules, space_time_astar};
-use crate::util::{Deadline, DistTable, FxHashMap, Graph, NONE};
+use crate::util::{Deadline, DistTable, FAR, FxHashMap, Graph, NONE};
 
 /// Sparse space-time reservations of the agents planned so far: vertex reservations, swaps
 /// ruled out through "who stood where", agents resting forever on their last cell.
 ///
 /// The same rules as `cuplan_reservations::ReservationTable` with
-/// `cuplan_wavefront::space_time_search`; this hash-based table with the A* of
-/// [`crate::lowlevel`] measured 2-3x faster for PP (den520d, 128-500 agents) and needs no
-/// horizon, so PP's failures are real, never horizon artefacts.
+/// `cuplan_wavefront::space_time_search` ([`prioritized_wavefront`]); this hash-based table
+/// with the A* of [`crate::lowlevel`] needs no horizon; which one is faster depends on the
+/// map (see the crate docs).
 struct Reservations {
     /// `(cell << 32 | t)` -> agent.
     vertex: FxHashMap<u64, u32>,
@@ -149,4 +154,185 @@ pub(crate) fn prioritized(
         }
     }
     Ok(paths)
+}
+
+/// The paths planned so far in a dense [`ReservationTable`], kept so the table can be rebuilt
+/// with a longer horizon when a search needs one.
+struct DenseReservations {
+    table: ReservationTable,
+    planned: Vec<Vec<Cell>>,
+}
+
+impl DenseReservations {
+    fn new(grid: &Grid, horizon: u32) -> Result<DenseReservations, ReservationError> {
+        Ok(DenseReservations {
+            table: ReservationTable::new(grid, horizon)?,
+            planned: Vec::new(),
+        })
+    }
+
+    fn reserve(&mut self, cells: Vec<Cell>) -> Result<(), ReservationError> {
+        self.table.reserve_path(&cells)?;
+        self.planned.push(cells);
+        Ok(())
+    }
+
+    /// The same reservations over `0..=horizon`.
+    fn regrow(&mut self, grid: &Grid, horizon: u32) -> Result<(), ReservationError> {
+        let mut table = ReservationTable::new(grid, horizon)?;
+        for path in &self.planned {
+            table.reserve_path(path)?;
+        }
+        self.table = table;
+        Ok(())
+    }
+
+    /// A horizon by which every agent that can still be planned arrives: after the last
+    /// reserved move only parked agents remain, static obstacles, so a path needs at most one
+    /// step per free cell beyond it.
+    fn complete_horizon(&self, free_cells: u32) -> u32 {
+        let latest = self.table.latest_time().unwrap_or(0);
+        latest
+            .saturating_add(2)
+            .saturating_add(free_cells)
+            .min(MAX_HORIZON)
+    }
+}
+
+/// [`prioritized`] on the layered route: each agent is planned with
+/// [`cuplan_wavefront::space_time_search`] against a [`ReservationTable`] of the paths
+/// before it. The first horizon (longest distance + agents + 64) fits every plan seen on the
+/// benchmark maps; when a search exceeds it the table is rebuilt with twice the horizon, up
+/// to [`DenseReservations::complete_horizon`], so a failure is never a horizon artefact.
+pub(crate) fn prioritized_wavefront(
+    world: &World<'_>,
+    dist: &DistTable,
+    starts: &[u32],
+    goals: &[u32],
+    order: &[usize],
+) -> Result<Vec<Vec<u32>>, PpFailure> {
+    let longest = order
+        .iter()
+        .map(|&a| dist.get(a, starts[a]))
+        .filter(|&d| d != FAR)
+        .max()
+        .unwrap_or(0);
+    let first = longest
+        .saturating_add(u32::try_from(starts.len()).unwrap_or(u32::MAX))
+        .saturating_add(64)
+        .min(MAX_HORIZON);
+    plan_layered(world, starts, goals, order, first)
+}
+
+/// [`prioritized_wavefront`] from a given first horizon.
+fn plan_layered(
+    world: &World<'_>,
+    starts: &[u32],
+    goals: &[u32],
+    order: &[usize],
+    first: u32,
+) -> Result<Vec<Vec<u32>>, PpFailure> {
+    let free_cells = world.graph.free.iter().filter(|&&f| f).count() as u32;
+    let too_large = |agent, rank| PpFailure::Blocked {
+        agent,
+        rank,
+        why: "needs a reservation table beyond the memory limit",
+    };
+    let mut table = DenseReservations::new(world.grid, first)
+        .map_err(|_| too_large(order.first().copied().unwrap_or(0), 0))?;
+    let mut paths = vec![Vec::new(); starts.len()];
+    for (rank, &agent) in order.iter().enumerate() {
+        let blocked = |why| PpFailure::Blocked { agent, rank, why };
+        loop {
+            if world.deadline.passed() {
+                return Err(PpFailure::TimedOut);
+            }
+            let query = world
+                .query(agent, starts[agent], goals[agent])
+                .with_table(&table.table);
+            match space_time_search(world.grid, &query) {
+                Ok(SpaceTimeResult::Found(path)) => {
+                    paths[agent] = world.ids(&path);
+                    table
+                        .reserve(path.cells)
+                        .map_err(|_| blocked("got a path its reservations refused"))?;
+                    break;
+                }
+                Ok(SpaceTimeResult::HorizonExceeded) => {
+                    let (now, cap) = (table.table.horizon(), table.complete_horizon(free_cells));
+                    if now >= cap {
+                        return Err(blocked("has no path"));
+                    }
+                    table
+                        .regrow(world.grid, now.saturating_mul(2).min(cap))
+                        .map_err(|_| too_large(agent, rank))?;
+                }
+                Ok(SpaceTimeResult::Unreachable) => {
+                    let goal = world.graph.cell(goals[agent]);
+                    return Err(blocked(if table.table.parked_since(goal).is_some() {
+                        "has its goal taken"
+                    } else {
+                        "has no path"
+                    }));
+                }
+                Ok(SpaceTimeResult::TimedOut) => return Err(PpFailure::TimedOut),
+                Err(_) => return Err(blocked("could not be searched by the wavefront")),
+            }
+        }
+    }
+    Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The horizon regrowth of [`plan_layered`], which the benchmark maps never need: started
+    //! from horizon 1 every plan must regrow the table, and the plans must still validate.
+
+    use std::sync::Arc;
+
+    use cuplan_grid::{Cell, Grid};
+    use cuplan_wavefront::{Backend, distance_maps};
+
+    use super::*;
+    use crate::util::Rng;
+    use crate::{Instance, from_paths};
+
+    #[test]
+    fn plans_validate_when_the_horizon_must_grow() {
+        let mut solved = 0;
+        for seed in 0..200u64 {
+            let mut rng = Rng::new(seed);
+            let mut grid = Grid::open(7, 5).unwrap();
+            for _ in 0..6 {
+                let cell = Cell::new(rng.below(7) as u32, rng.below(5) as u32);
+                grid.set_blocked(cell).unwrap();
+            }
+            let mut free: Vec<Cell> = (0..5)
+                .flat_map(|y| (0..7).map(move |x| Cell::new(x, y)))
+                .filter(|&c| grid.is_free(c))
+                .collect();
+            rng.shuffle(&mut free);
+            let agents = 2 + rng.below(4);
+            let (starts, goals) = (free[..agents].to_vec(), free[agents..2 * agents].to_vec());
+            let Ok(instance) = Instance::new(Arc::new(grid), starts, goals) else {
+                continue; // a goal not reachable from its start
+            };
+            let graph = Graph::new(instance.grid());
+            let (starts, goals) = instance.vertex_ids(&graph);
+            let maps = [distance_maps(instance.grid(), instance.goals(), Backend::Cpu).unwrap()];
+            let deadline = Deadline::after(std::time::Duration::from_secs(20));
+            let world = World::new(instance.grid(), &graph, &maps, deadline);
+            let order: Vec<usize> = (0..agents).collect();
+            match plan_layered(&world, &starts, &goals, &order, 1) {
+                Ok(paths) => {
+                    let solution = from_paths(&graph, paths);
+                    assert_eq!(solution.validate(&instance), Ok(()), "seed {seed}");
+                    solved += 1;
+                }
+                Err(PpFailure::Blocked { .. }) => {}
+                Err(PpFailure::TimedOut) => panic!("seed {seed} timed out"),
+            }
+        }
+        assert!(solved > 50, "only {solved} instances planned");
+    }
 }

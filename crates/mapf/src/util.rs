@@ -231,6 +231,11 @@ impl Deadline {
         }
     }
 
+    /// The instant itself (`None`: no limit, the budget overflowed `Instant`).
+    pub(crate) fn instant(&self) -> Option<Instant> {
+        self.at
+    }
+
     #[inline]
     pub(crate) fn passed(&self) -> bool {
         self.at.is_some_and(|d| Instant::now() >= d)

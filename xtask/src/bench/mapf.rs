@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cuplan::grid::{Cell, generate};
-use cuplan::mapf::{Instance, SolveOutcome, Solver, SolverConfig, solve};
+use cuplan::mapf::{Instance, LowLevel, SolveOutcome, Solver, SolverConfig, solve};
 use rand::{SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
 
@@ -31,6 +31,7 @@ pub(crate) struct MapfPlan<'a> {
     pub(crate) solvers: &'a [Solver],
     pub(crate) maps: Option<&'a [String]>,
     pub(crate) time_limit: Duration,
+    pub(crate) low_level: LowLevel,
 }
 
 /// Agent counts tried per solver; each series stops at the first failure.
@@ -50,7 +51,7 @@ pub(crate) fn run(plan: &MapfPlan<'_>, progress: &indicatif::ProgressBar) -> any
                 let k = k.min(scen_lines);
                 progress.set_message(format!("{} {solver} k={k}", name(&map)));
                 let instance = Instance::from_moving_ai(&map, &scen, k)?;
-                let row = run_one(&instance, solver, plan.time_limit, &name(&map), &name(&scen))?;
+                let row = run_one(&instance, solver, plan, &name(&map), &name(&scen))?;
                 let solved = row.solved;
                 rows.push(row);
                 if !solved || k == scen_lines {
@@ -63,8 +64,8 @@ pub(crate) fn run(plan: &MapfPlan<'_>, progress: &indicatif::ProgressBar) -> any
     Ok(rows)
 }
 
-fn run_one(instance: &Instance, solver: Solver, limit: Duration, map: &str, scen: &str) -> anyhow::Result<MapfRow> {
-    let config = SolverConfig { time_limit: limit, ..SolverConfig::default() };
+fn run_one(instance: &Instance, solver: Solver, plan: &MapfPlan<'_>, map: &str, scen: &str) -> anyhow::Result<MapfRow> {
+    let config = SolverConfig { time_limit: plan.time_limit, low_level: plan.low_level, ..SolverConfig::default() };
     let t = Instant::now();
     let outcome = solve(instance, solver, &config)?;
     let runtime_s = t.elapsed().as_secs_f64();
@@ -114,7 +115,7 @@ fn name(p: &Path) -> String {
 }
 
 /// The published Python cuplan figure's setting: 128 agents on a 64² map with 5 % obstacles.
-pub(crate) fn pp_reference_row(limit: Duration) -> anyhow::Result<MapfRow> {
+pub(crate) fn pp_reference_row(plan: &MapfPlan<'_>) -> anyhow::Result<MapfRow> {
     let grid = Arc::new(generate::random(64, 64, 0.05, 11)?);
     let largest = grid.components().largest();
     let mut free: Vec<Cell> = (0..64)
@@ -126,7 +127,7 @@ pub(crate) fn pp_reference_row(limit: Duration) -> anyhow::Result<MapfRow> {
     let starts = free[..128].to_vec();
     let goals = free[128..256].to_vec();
     let instance = Instance::new(grid, starts, goals)?;
-    run_one(&instance, Solver::Pp, limit, "random64-5%", "128 random agents")
+    run_one(&instance, Solver::Pp, plan, "random64-5%", "128 random agents")
 }
 
 pub(crate) fn table(rows: &[MapfRow]) -> String {

@@ -89,6 +89,9 @@ pub(crate) struct Args {
     /// MAPF suite: only these maps (file stems).
     #[arg(long, value_delimiter = ',')]
     maps: Option<Vec<String>>,
+    /// MAPF suite: low-level search of pp and cbs (sparse or wavefront).
+    #[arg(long, default_value = "sparse")]
+    low_level: String,
     /// MAPF suite: seconds per solver run.
     #[arg(long, default_value_t = 10.0)]
     time_limit: f64,
@@ -148,7 +151,8 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
     let default_data = PathBuf::from("../shared/data/mapf");
     let data = args.data.clone().unwrap_or(default_data);
     let limit = std::time::Duration::from_secs_f64(args.time_limit);
-    let plan = mapf::MapfPlan { data: &data, solvers: &solvers, maps: args.maps.as_deref(), time_limit: limit };
+    let low_level = args.low_level.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let plan = mapf::MapfPlan { data: &data, solvers: &solvers, maps: args.maps.as_deref(), time_limit: limit, low_level };
     let mut rows = if data.join("maps").is_dir() {
         let progress = progress_bar(args.quiet, mapf::scenarios(&plan)?.len() as u64);
         let rows = mapf::run(&plan, &progress)?;
@@ -159,7 +163,7 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
         Vec::new()
     };
     if solvers.contains(&cuplan::mapf::Solver::Pp) {
-        rows.push(mapf::pp_reference_row(limit)?);
+        rows.push(mapf::pp_reference_row(&plan)?);
     }
     print!("{}", mapf::table(&rows));
     println!("published Python cuplan PP (128 agents, 64², 5 %): 0.59 s CPU, 0.289 s GPU");
