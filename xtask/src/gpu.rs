@@ -16,10 +16,10 @@ use anyhow::{Context, ensure};
 pub(crate) struct Args {
     /// Only build (and copy) the binary; do not run it.
     #[arg(long)]
-    build_only: bool,
+    pub(crate) build_only: bool,
     /// Arguments passed to the binary (see `cuplan-gpu-test --help`).
     #[arg(last = true)]
-    rest: Vec<String>,
+    pub(crate) rest: Vec<String>,
 }
 
 /// Runs `cargo xtask gpu-test`.

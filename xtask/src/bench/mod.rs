@@ -36,12 +36,14 @@ pub(crate) enum Suite {
     Mapf,
     /// One space-time A* search against 0, 100 and 1,000 reserved paths.
     Spacetime,
+    /// The CUDA parity suite and GPU benchmark (the same as `cargo xtask gpu-test`).
+    Gpu,
 }
 
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The suite: grid (default), batch, mapf or spacetime.
+    /// The suite: grid (default), batch, mapf, spacetime or gpu.
     #[arg(value_enum, default_value_t = Suite::Grid)]
     suite: Suite,
     /// Moving AI `.map` + `.map.scen` files, grouped by sub-folder as families
@@ -106,6 +108,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Suite::Batch => run_batch(args),
         Suite::Mapf => run_mapf(args),
         Suite::Spacetime => run_spacetime(args),
+        Suite::Gpu => crate::gpu::run(&crate::gpu::Args { build_only: false, rest: Vec::new() }),
     }
 }
 
