@@ -9,13 +9,16 @@
 //! Run: `cargo bench -p cuplan-jps --bench families` (filter with e.g. `-- dao/`).
 //! Ratios: `crates/jps/benches/ratios.py target/criterion` (or your `CARGO_TARGET_DIR`).
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::path::{Path as FsPath, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use cuplan_grid::{Cell, Family, Grid, Scenario, generate};
-use cuplan_jps::{Algorithm, Planner, Searcher};
+use cuplan_jps::{Algorithm, JumpTable, Planner, Searcher, find_paths};
 
 mod peer;
 
@@ -149,10 +152,60 @@ fn families(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    #![allow(missing_docs)]
-    name = benches;
-    config = Criterion::default();
-    targets = families
+/// JPS+ table build versus repair after one changed cell, and batch scaling with 1 and 2
+/// threads, on the generated maps.
+fn tables_and_batches(c: &mut Criterion) {
+    let q = queries_per_map();
+    for case in generated_cases(q) {
+        let mut group = c.benchmark_group(format!("table/{}", case.name));
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(200))
+            .measurement_time(Duration::from_millis(800));
+        group.bench_function("build", |b| {
+            b.iter(|| black_box(JumpTable::build(&case.grid).map(|t| t.bytes())))
+        });
+        let mut grid = case.grid.clone();
+        let Ok(mut table) = JumpTable::build(&grid) else {
+            continue;
+        };
+        let cell = Cell::new(grid.width() / 2, grid.height() / 2);
+        // One iteration = two changes (toggle and toggle back), each followed by a repair.
+        group.bench_function("repair-2-changes", |b| {
+            b.iter(|| {
+                for _ in 0..2 {
+                    if grid.is_free(cell) {
+                        let _ = grid.set_blocked(cell);
+                    } else {
+                        let _ = grid.set_free(cell);
+                    }
+                    let _ = black_box(table.repair(&grid, &[cell]));
+                }
+            })
+        });
+        group.finish();
+
+        let Ok(planner) = Planner::new(&case.grid, Algorithm::JpsBitPrunePre) else {
+            continue;
+        };
+        let queries = generate::random_queries(&case.grid, 20 * q, 11);
+        let mut group = c.benchmark_group(format!("batch/{}", case.name));
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(200))
+            .measurement_time(Duration::from_millis(800))
+            .throughput(Throughput::Elements(queries.len() as u64));
+        for threads in [1, 2] {
+            let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
+                continue;
+            };
+            group.bench_function(format!("threads-{threads}"), |b| {
+                b.iter(|| pool.install(|| black_box(find_paths(&planner, &queries).len())))
+            });
+        }
+        group.finish();
+    }
 }
+
+criterion_group!(benches, families, tables_and_batches);
 criterion_main!(benches);

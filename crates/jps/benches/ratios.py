@@ -24,8 +24,12 @@ for fam in sorted(os.listdir(root)):
 algos = ["pathfinding", "astar", "jps", "jps-bit", "jps-bitprune", "jps-bitpre", "jps-bitprunepre"]
 print("| map | " + " | ".join(a + " µs" for a in algos) + " | " + " | ".join(a + " ×" for a in algos[1:]) + " |")
 fam_ratios = defaultdict(lambda: defaultdict(list))
+other = []
 for (group,), r in sorted(rows.items()):
     base = r.get("pathfinding")
+    if base is None:
+        other.append((group, r))
+        continue
     cells = [f"{r[a]:.1f}" if a in r else "-" for a in algos]
     ratios = []
     for a in algos[1:]:
@@ -40,3 +44,8 @@ print("| family | " + " | ".join(a + " × (geomean)" for a in algos[1:]) + " |")
 for fam, d in sorted(fam_ratios.items()):
     g = [f"{math.exp(sum(map(math.log, d[a])) / len(d[a])):.1f}" if d.get(a) else "-" for a in algos[1:]]
     print(f"| {fam} | " + " | ".join(g) + " |")
+print()
+print("| group | function | µs per iteration (batch: per query) |")
+for group, r in other:
+    for algo, us in sorted(r.items()):
+        print(f"| {group} | {algo} | {us:.1f} |")

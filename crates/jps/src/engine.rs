@@ -193,21 +193,21 @@ impl Searcher {
     fn reconstruct(&self, grid: &Grid, start_i: u32, goal_i: u32) -> Path {
         let width = grid.width();
         let cell = |i: u32| Cell::new(i % width, i / width);
-        let mut chain = vec![cell(goal_i)];
+        // Walk from the goal back to the start, building the waypoints in reverse.
+        let mut waypoints = Vec::with_capacity(16);
         let mut i = goal_i;
+        let mut child = cell(goal_i);
+        waypoints.push(child);
         while i != start_i {
             i = self.nodes[i as usize].parent;
-            chain.push(cell(i));
-        }
-        chain.reverse();
-        let mut waypoints = Vec::with_capacity(chain.len() + 4);
-        waypoints.push(chain[0]);
-        for pair in chain.windows(2) {
-            if let Some(turn) = turning_point(pair[0], pair[1]) {
+            let parent = cell(i);
+            if let Some(turn) = turning_point(parent, child) {
                 push_merging(&mut waypoints, turn);
             }
-            push_merging(&mut waypoints, pair[1]);
+            push_merging(&mut waypoints, parent);
+            child = parent;
         }
+        waypoints.reverse();
         Path {
             waypoints,
             cost: self.nodes[goal_i as usize].g,

@@ -75,15 +75,27 @@ impl Heap {
             if first >= n {
                 break;
             }
-            let end = (first + 4).min(n);
-            let mut best = first;
-            let mut best_v = items[first];
-            for (c, &v) in items[first + 1..end].iter().enumerate() {
-                if v < best_v {
-                    best = first + 1 + c;
-                    best_v = v;
+            let (best, best_v) = if first + 4 <= n {
+                // Full node: a branch-free tournament over the four children.
+                let c = &items[first..first + 4];
+                let (i01, v01) = if c[1] < c[0] { (1, c[1]) } else { (0, c[0]) };
+                let (i23, v23) = if c[3] < c[2] { (3, c[3]) } else { (2, c[2]) };
+                if v23 < v01 {
+                    (first + i23, v23)
+                } else {
+                    (first + i01, v01)
                 }
-            }
+            } else {
+                let mut best = first;
+                let mut best_v = items[first];
+                for (c, &v) in items[first + 1..n].iter().enumerate() {
+                    if v < best_v {
+                        best = first + 1 + c;
+                        best_v = v;
+                    }
+                }
+                (best, best_v)
+            };
             if last <= best_v {
                 break;
             }
@@ -111,5 +123,28 @@ mod tests {
         v.sort_unstable();
         let popped: Vec<u128> = std::iter::from_fn(|| h.pop()).collect();
         assert_eq!(popped, v);
+    }
+
+    #[test]
+    fn interleaved_pushes_and_pops_match_a_reference_heap() {
+        let mut h = Heap::default();
+        let mut reference = std::collections::BinaryHeap::new();
+        let mut x: u64 = 12345;
+        for step in 0..20_000u32 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if x >> 62 != 0 {
+                let e = entry((x >> 20) % 5000, ((x >> 8) % 64) << 32, step);
+                h.push(e);
+                reference.push(std::cmp::Reverse(e));
+            } else {
+                assert_eq!(h.pop(), reference.pop().map(|r| r.0));
+            }
+        }
+        while let Some(std::cmp::Reverse(e)) = reference.pop() {
+            assert_eq!(h.pop(), Some(e));
+        }
+        assert_eq!(h.pop(), None);
     }
 }

@@ -13,15 +13,22 @@
 //! - [`Path`] (waypoints joined by straight or 45° runs + exact [`OctileCost`](cuplan_grid::OctileCost)),
 //!   [`SearchOutcome`], [`SearchStats`], [`JpsError`].
 //! - [`find_path`] (one-off) and [`find_paths`] (parallel batch, input order).
+//! - [`JumpTable`]: the JPS+ table (8 × `i16` per cell, built with rayon) of the preprocessed
+//!   variants; owned, so after `set_blocked`/`set_free` it can be brought up to date with
+//!   [`JumpTable::repair`] (only touched rows, columns and diagonals) and reused through
+//!   [`Planner::with_table`]. The other algorithms read the grid directly and need nothing.
+//! - [`smooth`]: any-angle string pulling with an exact, integer [`line_of_sight`].
 //!
 //! **Invariants**: every returned path is legal step by step and optimal; its `cost` is the
 //! exact cost of its waypoints. Unreachable goals are detected from the grid's components
 //! before any search. Bad input (out of range or blocked endpoints, unknown algorithm names)
 //! is an `Err`, never a panic.
 //!
-//! **Tests** live in `crates/jps/tests/`: property tests against an independent Dijkstra on
-//! generated grids, the conformance test over every map and scenario of `../shared/data`
-//! (skipped when absent), and edge cases (borders, diagonal squeezes, word boundaries).
+//! **Tests** live in `crates/jps/tests/`: `oracle.rs` (property tests against an independent
+//! Dijkstra on generated grids), `conformance.rs` (every map and scenario of `../shared/data`,
+//! skipped when absent), `edges.rs` (borders, diagonal squeezes, goals on jump lines, word
+//! boundaries), `dynamic.rs` (table repair after random changes), `smoothing.rs` (exact line of
+//! sight). Speed: `benches/families.rs` (criterion, with the `pathfinding` crate as peer).
 //!
 //! ```
 //! use cuplan_grid::{Cell, Grid, OctileCost};
@@ -37,7 +44,8 @@
 //! let path = planner
 //!     .search(&mut searcher, Cell::new(0, 1), Cell::new(5, 1))?
 //!     .expect("reachable");
-//! assert_eq!(path.cost, OctileCost::new(3, 2)); // 3 straight + 2 diagonal steps
+//! // Around the wall: no diagonal may cut its corners, so 7 straight steps.
+//! assert_eq!(path.cost, OctileCost::new(7, 0));
 //! assert_eq!(grid.octile_path_cost(&path.waypoints)?, path.cost);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -25,16 +25,11 @@ impl<'g> Planner<'g> {
     /// Binds `algorithm` to `grid`, building whatever it precomputes (the connected
     /// components always; the jump table for the preprocessed variants).
     ///
-    /// Errors with [`JpsError::Unsupported`] for an algorithm this build does not implement,
-    /// and [`JpsError::Grid`] for a grid too large for 32-bit node indices.
+    /// Errors with [`JpsError::Grid`] for a grid whose paths could be too long for exact
+    /// heap keys (2^21 free cells or more), or too large for a jump table
+    /// ([`MAX_TABLE_SIDE`](crate::MAX_TABLE_SIDE)).
     pub fn new(grid: &'g Grid, algorithm: Algorithm) -> Result<Planner<'g>, JpsError> {
-        if grid.cell_count() > u32::MAX as usize / 2 {
-            return Err(JpsError::Grid(GridError::InvalidSize {
-                width: u64::from(grid.width()),
-                height: u64::from(grid.height()),
-                reason: "too many cells for the search's 32-bit node indices".into(),
-            }));
-        }
+        check_grid(grid)?;
         let started = std::time::Instant::now();
         let table = if algorithm.is_preprocessed() {
             Some(JumpTable::build(grid)?)
@@ -63,6 +58,7 @@ impl<'g> Planner<'g> {
         if !algorithm.is_preprocessed() {
             return Err(JpsError::NoTable(algorithm));
         }
+        check_grid(grid)?;
         table.check(grid)?;
         let started = std::time::Instant::now();
         grid.components();
@@ -219,6 +215,27 @@ impl<'g> Planner<'g> {
     }
 }
 
+/// Refuses grids whose optimal paths could be too long for exact heap keys.
+fn check_grid(grid: &Grid) -> Result<(), JpsError> {
+    // Heap keys (`OctileCost::key`) order costs exactly while a cost has fewer than 2^21
+    // straight steps; an optimal path visits each free cell at most once, and the
+    // heuristic adds at most width + height.
+    let bound = grid.free_count() + u64::from(grid.width()) + u64::from(grid.height());
+    if bound >= 1 << 21 {
+        return Err(JpsError::Grid(GridError::InvalidSize {
+            width: u64::from(grid.width()),
+            height: u64::from(grid.height()),
+            reason: format!(
+                "{} free cells: exact search supports fewer than {} free cells plus width \
+                 plus height",
+                grid.free_count(),
+                1u64 << 21
+            ),
+        }));
+    }
+    Ok(())
+}
+
 /// One query with a fresh planner and searcher: convenient, but builds the planner's tables
 /// every call; reuse a [`Planner`] and a [`Searcher`] for many queries.
 pub fn find_path(
@@ -230,14 +247,27 @@ pub fn find_path(
     Planner::new(grid, algorithm)?.search(&mut Searcher::new(), start, goal)
 }
 
-/// Answers many queries in parallel (rayon, one [`Searcher`] per worker), results in input
-/// order.
+/// Answers many queries in parallel (rayon), results in input order.
+///
+/// Each rayon worker thread keeps one [`Searcher`] in a thread-local for its lifetime (rayon's
+/// `map_init` would build one per work split, each allocating a node table for the grid), so a
+/// batch allocates nothing after each worker's first query. The per-thread table grows to the
+/// largest grid searched and is kept until the thread exits.
 pub fn find_paths(
     planner: &Planner<'_>,
     queries: &[(Cell, Cell)],
 ) -> Vec<Result<Option<Path>, JpsError>> {
+    thread_local! {
+        static SEARCHER: std::cell::RefCell<Searcher> = std::cell::RefCell::new(Searcher::new());
+    }
     queries
         .par_iter()
-        .map_init(Searcher::new, |s, &(a, b)| planner.search(s, a, b))
+        .map(|&(a, b)| {
+            SEARCHER.with(|s| match s.try_borrow_mut() {
+                Ok(mut searcher) => planner.search(&mut searcher, a, b),
+                // Only reachable if a search ever re-entered this function on the same thread.
+                Err(_) => planner.search(&mut Searcher::new(), a, b),
+            })
+        })
         .collect()
 }

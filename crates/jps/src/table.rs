@@ -27,7 +27,7 @@ const W: usize = 6;
 ///
 /// Owned, so it can outlive a [`Planner`](crate::Planner) and be repaired after the grid
 /// changes ([`JumpTable::repair`]), then handed to [`Planner::with_table`](crate::Planner::with_table).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct JumpTable {
     width: u32,
     height: u32,
@@ -216,43 +216,44 @@ impl JumpTable {
     /// Recomputes direction `d`'s diagonal values that depend on the `dirty` cells, in build
     /// order (the cell a value depends on first), propagating backwards while values change.
     fn propagate_diagonal(&mut self, grid: &Grid, d: Direction, dirty: &[usize]) {
-        let w = self.width as usize;
+        let (w, h) = (self.width as usize, self.height as usize);
         let (dx, dy) = d.delta();
-        // Build order: a cell depends on the cell one step along d, which is in row y + dy.
-        // Order keys so that row y + dy comes first.
-        let key = |i: usize| {
-            let y = i / w;
-            let order = if dy < 0 {
-                y
-            } else {
-                self.height as usize - 1 - y
-            };
-            (order, i)
-        };
-        let mut work: BTreeSet<(usize, usize)> = BTreeSet::new();
-        for &i in dirty {
-            // The dirty cell itself (its legality may have changed) and the cell whose value
-            // reads it.
-            work.insert(key(i));
+        // A cell's value reads the cell one step along d, in row y + dy; build order visits
+        // that row first. The cell reading cell (x, y) is (x - dx, y - dy), one row later in
+        // this order, so one pass over per-row buckets in order settles everything.
+        let order = |y: usize| if dy < 0 { y } else { h - 1 - y };
+        let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); h];
+        let reader = |i: usize| {
             let (x, y) = (
                 (i % w) as i64 - i64::from(dx),
                 (i / w) as i64 - i64::from(dy),
             );
-            if grid.contains_signed(x, y) {
-                work.insert(key(y as usize * w + x as usize));
+            grid.contains_signed(x, y)
+                .then(|| y as usize * w + x as usize)
+        };
+        let mut first = h;
+        for &i in dirty {
+            let o = order(i / w);
+            buckets[o].push(i);
+            first = first.min(o);
+            if let Some(r) = reader(i) {
+                buckets[order(r / w)].push(r);
             }
         }
-        while let Some((_, i)) = work.pop_first() {
-            let (x, y) = ((i % w) as i64, (i / w) as i64);
-            let new = self.diagonal_value(grid, x, y, d);
-            let slot = &mut self.dist[i][d.index()];
-            if *slot == new {
-                continue;
-            }
-            *slot = new;
-            let (px, py) = (x - i64::from(dx), y - i64::from(dy));
-            if grid.contains_signed(px, py) {
-                work.insert(key(py as usize * w + px as usize));
+        for o in first..h {
+            let mut cells = std::mem::take(&mut buckets[o]);
+            cells.sort_unstable();
+            cells.dedup();
+            for i in cells {
+                let (x, y) = ((i % w) as i64, (i / w) as i64);
+                let new = self.diagonal_value(grid, x, y, d);
+                let slot = &mut self.dist[i][d.index()];
+                if *slot != new {
+                    *slot = new;
+                    if let Some(r) = reader(i) {
+                        buckets[order(r / w)].push(r);
+                    }
+                }
             }
         }
     }
@@ -262,6 +263,17 @@ impl JumpTable {
         diagonal_value_with(grid, x, y, d, |nx, ny| {
             self.dist[ny as usize * self.width as usize + nx as usize]
         })
+    }
+}
+
+impl std::fmt::Debug for JumpTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JumpTable")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("generation", &self.generation)
+            .field("bytes", &self.bytes())
+            .finish()
     }
 }
 

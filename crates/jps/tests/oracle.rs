@@ -57,11 +57,7 @@ fn grid() -> impl Strategy<Value = Grid> {
 fn planners(grid: &Grid) -> Vec<Planner<'_>> {
     Algorithm::ALL
         .into_iter()
-        .filter_map(|a| match Planner::new(grid, a) {
-            Ok(p) => Some(p),
-            Err(JpsError::Unsupported(_)) => None,
-            Err(e) => panic!("{a}: {e}"),
-        })
+        .map(|a| Planner::new(grid, a).unwrap_or_else(|e| panic!("{a}: {e}")))
         .collect()
 }
 
