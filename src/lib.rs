@@ -46,7 +46,9 @@ pub use cuplan_wavefront_gpu as wavefront_gpu;
 pub mod prelude {
     pub use crate::grid::{Cell, Direction, Grid, GridError, OctileCost, Scenario};
     pub use crate::jps::{Algorithm, JpsError, Path, Planner, Searcher, find_path, find_paths};
-    pub use crate::mapf::{Instance, LowLevel, Solution, SolveOutcome, Solver, SolverConfig, solve};
+    pub use crate::mapf::{
+        Instance, LowLevel, Solution, SolveOutcome, Solver, SolverConfig, solve,
+    };
     pub use crate::reservations::{Constraints, ReservationTable};
     pub use crate::wavefront::{
         Backend, DistanceMaps, GridPath, SpaceTimeResult, TimedPath, batched_astar, distance_maps,

@@ -22,7 +22,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Benchmark the grid searches (default), or another suite.
-    Bench(bench::Args),
+    Bench(Box<bench::Args>),
     /// Check the crate layering rule and the documentation rules.
     Tidy,
     /// Build the CUDA kernels to the committed PTX (`--check`: fail if it is stale).

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use cuplan::jps::{Algorithm, Planner, Searcher};
+use cuplan::jps::{Algorithm, Planner, Searcher, euclidean_length, smooth};
 use rayon::prelude::*;
 
 use crate::Failure;
@@ -16,6 +16,10 @@ pub(crate) struct Args {
     /// The algorithm: astar, jps, jps-bit, jps-bitprune, jps-bitpre, jps-bitprunepre.
     #[arg(long, default_value = "jps-bit")]
     algo: String,
+    /// Post-process each path by string pulling with exact line of sight (any-angle paths);
+    /// `cost` is then the Euclidean length of the smoothed path.
+    #[arg(long)]
+    smooth: bool,
 }
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
@@ -40,13 +44,17 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     for ((index, q), (path, took)) in loaded.queries.iter().zip(answers) {
         let path = path.map_err(|e| Failure::bad_input(format!("query {index}: {e}")))?;
         busy += took.as_secs_f64();
-        if let Some(p) = &path {
-            solved += 1;
-            total_len += p.cost.to_f64();
-        }
-        let answer = path
+        solved += usize::from(path.is_some());
+        let smoothed = path
             .as_ref()
-            .map(|p| (p.cost.to_f64(), p.waypoints.as_slice()));
+            .filter(|_| args.smooth)
+            .map(|p| smooth(&loaded.grid, p));
+        let answer = match (&path, &smoothed) {
+            (Some(_), Some(s)) => Some((euclidean_length(s), s.as_slice())),
+            (Some(p), None) => Some((p.cost.to_f64(), p.waypoints.as_slice())),
+            (None, _) => None,
+        };
+        total_len += answer.map_or(0.0, |(len, _)| len);
         records.push(QueryRecord::new(*index, q.start, q.goal, answer));
     }
     let n = records.len();

@@ -123,6 +123,37 @@ fn solve_answers_agree_across_algorithms_and_threads() {
 }
 
 #[test]
+fn smoothing_gives_legal_any_angle_paths_no_longer_than_octile() {
+    let dir = scratch("smooth");
+    let grid = generate::random(60, 60, 0.2, 4).unwrap();
+    let queries = generate::random_queries(&grid, 20, 6);
+    let (map, scen) = write_case(&dir, &grid, &queries);
+    let run = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec!["solve", "--map", &map, "--scen", &scen, "--algo", "jps-bit"];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = cuplan(&args);
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+            .lines()
+            .filter(|l| l.contains("\"index\""))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (plain, smooth) = (run(&[]), run(&["--smooth"]));
+    for (p, s) in plain.iter().zip(&smooth) {
+        let (octile, any_angle) = (p["cost"].as_f64().unwrap(), s["cost"].as_f64().unwrap());
+        assert!(any_angle <= octile + 1e-9, "{any_angle} > {octile}");
+        assert_eq!(p["path"][0], s["path"][0]);
+    }
+    let total =
+        |rs: &[serde_json::Value]| rs.iter().map(|r| r["cost"].as_f64().unwrap()).sum::<f64>();
+    assert!(
+        total(&smooth) < total(&plain),
+        "smoothing shortened nothing on a 20% random map"
+    );
+}
+
+#[test]
 fn batch_answers_with_four_connected_moves() {
     let dir = scratch("batch");
     let grid = generate::random(40, 30, 0.2, 5).unwrap();

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use cuplan::grid::{Cell, Grid, generate};
-use cuplan::wavefront::{Backend, CpuKernel, DistanceMaps, DistanceOptions, UNREACHABLE, distance_maps_with};
+use cuplan::wavefront::{
+    Backend, CpuKernel, DistanceMaps, DistanceOptions, UNREACHABLE, distance_maps_with,
+};
 
 use super::pypeer::PyPeer;
 
@@ -38,27 +40,49 @@ pub(crate) fn run(plan: &BatchPlan<'_>) -> anyhow::Result<Vec<BatchRow>> {
         maps.push((format!("random15-{s}"), generate::random(s, s, 0.15, 7)?));
     }
     if let Some(dir) = plan.mapf_maps {
-        let mut paths: Vec<_> = std::fs::read_dir(dir)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut paths: Vec<_> = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
         paths.sort();
-        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "map")) {
-            let name = p.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        for p in paths
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "map"))
+        {
+            let name = p
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
             maps.push((name, Grid::read_movingai(&p)?));
         }
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(plan.threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(plan.threads)
+        .build()?;
     let mut rows = Vec::new();
     for (name, grid) in &maps {
         for &n in plan.goal_counts {
             let goals = spread_goals(grid, n);
             let peer = match plan.peer {
-                Some(p) if grid.cell_count() * n <= 256 * 256 * 1024 => Some(peer_time(p, grid, &goals)?),
+                Some(p) if grid.cell_count() * n <= 256 * 256 * 1024 => {
+                    Some(peer_time(p, grid, &goals)?)
+                }
                 _ => None,
             };
             for kernel in [CpuKernel::Queue, CpuKernel::BitFrontier] {
-                let options = DistanceOptions { backend: Backend::Cpu, kernel, ..DistanceOptions::default() };
-                let (seconds, maps) = pool.install(|| best_of(grid.cell_count() * n, || distance_maps_with(grid, &goals, &options)))?;
+                let options = DistanceOptions {
+                    backend: Backend::Cpu,
+                    kernel,
+                    ..DistanceOptions::default()
+                };
+                let (seconds, maps) = pool.install(|| {
+                    best_of(grid.cell_count() * n, || {
+                        distance_maps_with(grid, &goals, &options)
+                    })
+                })?;
                 if let Some((_, checksum)) = peer {
-                    anyhow::ensure!(checksum == finite_sum(&maps), "{name}: the Python peer's distances differ from ours");
+                    anyhow::ensure!(
+                        checksum == finite_sum(&maps),
+                        "{name}: the Python peer's distances differ from ours"
+                    );
                 }
                 let secs = seconds.as_secs_f64();
                 rows.push(BatchRow {
@@ -69,7 +93,8 @@ pub(crate) fn run(plan: &BatchPlan<'_>) -> anyhow::Result<Vec<BatchRow>> {
                     threads: plan.threads,
                     seconds: secs,
                     maps_per_s: n as f64 / secs,
-                    ns_per_cell_core: secs * 1e9 * plan.threads as f64 / (n * grid.cell_count()) as f64,
+                    ns_per_cell_core: secs * 1e9 * plan.threads as f64
+                        / (n * grid.cell_count()) as f64,
                     peer_seconds: peer.map(|p| p.0),
                     speedup_vs_peer: peer.map(|p| p.0 / secs),
                 });
@@ -85,12 +110,23 @@ fn spread_goals(grid: &Grid, n: usize) -> Vec<Cell> {
         .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
         .filter(|&c| grid.is_free(c))
         .collect();
-    (0..n).map(|i| free[(i * 7919 + i / free.len()) % free.len()]).collect()
+    (0..n)
+        .map(|i| free[(i * 7919 + i / free.len()) % free.len()])
+        .collect()
 }
 
 /// Best time of a few runs (fewer for big jobs), and the last result.
-fn best_of<T, E: std::fmt::Display>(work: usize, mut f: impl FnMut() -> Result<T, E>) -> anyhow::Result<(Duration, T)> {
-    let runs = if work > 50_000_000 { 1 } else if work > 2_000_000 { 3 } else { 7 };
+fn best_of<T, E: std::fmt::Display>(
+    work: usize,
+    mut f: impl FnMut() -> Result<T, E>,
+) -> anyhow::Result<(Duration, T)> {
+    let runs = if work > 50_000_000 {
+        1
+    } else if work > 2_000_000 {
+        3
+    } else {
+        7
+    };
     let mut best = Duration::MAX;
     let mut last = None;
     for _ in 0..runs {
@@ -107,7 +143,11 @@ fn peer_time(peer: &PyPeer, grid: &Grid, goals: &[Cell]) -> anyhow::Result<(f64,
 }
 
 fn finite_sum(maps: &DistanceMaps) -> u64 {
-    maps.as_array().iter().filter(|&&d| d != UNREACHABLE).map(|&d| u64::from(d)).sum()
+    maps.as_array()
+        .iter()
+        .filter(|&&d| d != UNREACHABLE)
+        .map(|&d| u64::from(d))
+        .sum()
 }
 
 pub(crate) fn table(rows: &[BatchRow]) -> String {

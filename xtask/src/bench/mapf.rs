@@ -42,10 +42,17 @@ fn agent_steps(solver: Solver) -> &'static [usize] {
     }
 }
 
-pub(crate) fn run(plan: &MapfPlan<'_>, progress: &indicatif::ProgressBar) -> anyhow::Result<Vec<MapfRow>> {
+pub(crate) fn run(
+    plan: &MapfPlan<'_>,
+    progress: &indicatif::ProgressBar,
+) -> anyhow::Result<Vec<MapfRow>> {
     let mut rows = Vec::new();
     for (map, scen) in scenarios(plan)? {
-        let scen_lines = std::fs::read_to_string(&scen)?.lines().skip(1).filter(|l| !l.trim().is_empty()).count();
+        let scen_lines = std::fs::read_to_string(&scen)?
+            .lines()
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .count();
         for &solver in plan.solvers {
             for &k in agent_steps(solver) {
                 let k = k.min(scen_lines);
@@ -64,15 +71,26 @@ pub(crate) fn run(plan: &MapfPlan<'_>, progress: &indicatif::ProgressBar) -> any
     Ok(rows)
 }
 
-fn run_one(instance: &Instance, solver: Solver, plan: &MapfPlan<'_>, map: &str, scen: &str) -> anyhow::Result<MapfRow> {
-    let config = SolverConfig { time_limit: plan.time_limit, low_level: plan.low_level, ..SolverConfig::default() };
+fn run_one(
+    instance: &Instance,
+    solver: Solver,
+    plan: &MapfPlan<'_>,
+    map: &str,
+    scen: &str,
+) -> anyhow::Result<MapfRow> {
+    let config = SolverConfig {
+        time_limit: plan.time_limit,
+        low_level: plan.low_level,
+        ..SolverConfig::default()
+    };
     let t = Instant::now();
     let outcome = solve(instance, solver, &config)?;
     let runtime_s = t.elapsed().as_secs_f64();
     let lb = instance.lower_bound();
     let solution = match outcome {
         SolveOutcome::Solved(s) => {
-            s.validate(instance).map_err(|v| anyhow::anyhow!("{map} {solver}: invalid solution: {v}"))?;
+            s.validate(instance)
+                .map_err(|v| anyhow::anyhow!("{map} {solver}: invalid solution: {v}"))?;
             Some(s)
         }
         _ => None,
@@ -98,20 +116,27 @@ pub(crate) fn scenarios(plan: &MapfPlan<'_>) -> anyhow::Result<Vec<(PathBuf, Pat
         .map_err(|e| anyhow::anyhow!("{}: {e}", maps_dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "map"))
-        .filter(|p| plan.maps.is_none_or(|keep| keep.iter().any(|k| name(p) == *k)))
+        .filter(|p| {
+            plan.maps
+                .is_none_or(|keep| keep.iter().any(|k| name(p) == *k))
+        })
         .collect();
     maps.sort();
     Ok(maps
         .into_iter()
         .filter_map(|m| {
-            let scen = plan.data.join("scen-random").join(format!("{}-random-1.scen", name(&m)));
+            let scen = plan
+                .data
+                .join("scen-random")
+                .join(format!("{}-random-1.scen", name(&m)));
             scen.is_file().then_some((m, scen))
         })
         .collect())
 }
 
 fn name(p: &Path) -> String {
-    p.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+    p.file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
 }
 
 /// The published Python cuplan figure's setting: 128 agents on a 64² map with 5 % obstacles.
@@ -127,7 +152,13 @@ pub(crate) fn pp_reference_row(plan: &MapfPlan<'_>) -> anyhow::Result<MapfRow> {
     let starts = free[..128].to_vec();
     let goals = free[128..256].to_vec();
     let instance = Instance::new(grid, starts, goals)?;
-    run_one(&instance, Solver::Pp, plan, "random64-5%", "128 random agents")
+    run_one(
+        &instance,
+        Solver::Pp,
+        plan,
+        "random64-5%",
+        "128 random agents",
+    )
 }
 
 pub(crate) fn table(rows: &[MapfRow]) -> String {
@@ -159,13 +190,24 @@ pub(crate) fn success_plot(rows: &[MapfRow], path: &Path) -> anyhow::Result<()> 
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("MAPF: share of maps solved within the time limit", ("sans-serif", 22))
+        .caption(
+            "MAPF: share of maps solved within the time limit",
+            ("sans-serif", 22),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(50)
         .build_cartesian_2d(0.0..max_k * 1.05, 0.0..1.05)?;
-    chart.configure_mesh().x_desc("agents").y_desc("success rate").draw()?;
-    let colors = [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44)];
+    chart
+        .configure_mesh()
+        .x_desc("agents")
+        .y_desc("success rate")
+        .draw()?;
+    let colors = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+    ];
     for (i, solver) in Solver::ALL.iter().enumerate() {
         let mine: Vec<&MapfRow> = rows.iter().filter(|r| r.solver == solver.name()).collect();
         if mine.is_empty() {
@@ -180,7 +222,10 @@ pub(crate) fn success_plot(rows: &[MapfRow], path: &Path) -> anyhow::Result<()> 
             .map(|&k| {
                 let ok = maps
                     .iter()
-                    .filter(|m| mine.iter().any(|r| r.map == **m && r.solved && r.agents >= k))
+                    .filter(|m| {
+                        mine.iter()
+                            .any(|r| r.map == **m && r.solved && r.agents >= k)
+                    })
                     .count();
                 (k as f64, ok as f64 / maps.len().max(1) as f64)
             })
@@ -189,9 +234,15 @@ pub(crate) fn success_plot(rows: &[MapfRow], path: &Path) -> anyhow::Result<()> 
         chart
             .draw_series(LineSeries::new(series, color.stroke_width(2)))?
             .label(solver.name())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
     }
-    chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.85)).draw()?;
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.85))
+        .draw()?;
     root.present()?;
     Ok(())
 }

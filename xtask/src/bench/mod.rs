@@ -108,7 +108,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Suite::Batch => run_batch(args),
         Suite::Mapf => run_mapf(args),
         Suite::Spacetime => run_spacetime(args),
-        Suite::Gpu => crate::gpu::run(&crate::gpu::Args { build_only: false, rest: Vec::new() }),
+        Suite::Gpu => crate::gpu::run(&crate::gpu::Args {
+            build_only: false,
+            rest: Vec::new(),
+        }),
     }
 }
 
@@ -116,13 +119,20 @@ fn python_peer(args: &Args) -> anyhow::Result<Option<pypeer::PyPeer>> {
     if !args.peer_cuplan_py {
         return Ok(None);
     }
-    let target = args.out.parent().map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    let target = args
+        .out
+        .parent()
+        .map_or_else(|| PathBuf::from("target"), PathBuf::from);
     pypeer::PyPeer::setup(&target)
 }
 
 fn run_batch(args: &Args) -> anyhow::Result<()> {
     let peer = python_peer(args)?;
-    let mapf_maps = args.data.as_ref().map(|d| d.join("maps")).filter(|d| d.is_dir());
+    let mapf_maps = args
+        .data
+        .as_ref()
+        .map(|d| d.join("maps"))
+        .filter(|d| d.is_dir());
     let plan = batch::BatchPlan {
         sizes: &args.batch_sizes,
         goal_counts: &args.batch_goals,
@@ -134,7 +144,10 @@ fn run_batch(args: &Args) -> anyhow::Result<()> {
     print!("{}", batch::table(&rows));
     std::fs::create_dir_all(&args.out)?;
     let json = serde_json::json!({ "meta": report::Meta::collect(plan.threads), "rows": rows });
-    std::fs::write(args.out.join("batch.json"), serde_json::to_string_pretty(&json)?)?;
+    std::fs::write(
+        args.out.join("batch.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
     Ok(())
 }
 
@@ -144,25 +157,40 @@ fn run_spacetime(args: &Args) -> anyhow::Result<()> {
     print!("{}", spacetime::table(&rows));
     std::fs::create_dir_all(&args.out)?;
     let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
-    std::fs::write(args.out.join("spacetime.json"), serde_json::to_string_pretty(&json)?)?;
+    std::fs::write(
+        args.out.join("spacetime.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
     Ok(())
 }
 
 fn run_mapf(args: &Args) -> anyhow::Result<()> {
-    let solvers: Vec<cuplan::mapf::Solver> =
-        args.solvers.iter().map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}"))).collect::<anyhow::Result<_>>()?;
+    let solvers: Vec<cuplan::mapf::Solver> = args
+        .solvers
+        .iter()
+        .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
+        .collect::<anyhow::Result<_>>()?;
     let default_data = PathBuf::from("../shared/data/mapf");
     let data = args.data.clone().unwrap_or(default_data);
     let limit = std::time::Duration::from_secs_f64(args.time_limit);
     let low_level = args.low_level.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let plan = mapf::MapfPlan { data: &data, solvers: &solvers, maps: args.maps.as_deref(), time_limit: limit, low_level };
+    let plan = mapf::MapfPlan {
+        data: &data,
+        solvers: &solvers,
+        maps: args.maps.as_deref(),
+        time_limit: limit,
+        low_level,
+    };
     let mut rows = if data.join("maps").is_dir() {
         let progress = progress_bar(args.quiet, mapf::scenarios(&plan)?.len() as u64);
         let rows = mapf::run(&plan, &progress)?;
         progress.finish_and_clear();
         rows
     } else {
-        eprintln!("mapf: no MAPF benchmark at {} (pass --data); running the generated comparison only", data.display());
+        eprintln!(
+            "mapf: no MAPF benchmark at {} (pass --data); running the generated comparison only",
+            data.display()
+        );
         Vec::new()
     };
     if solvers.contains(&cuplan::mapf::Solver::Pp) {
@@ -172,7 +200,10 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
     println!("published Python cuplan PP (128 agents, 64², 5 %): 0.59 s CPU, 0.289 s GPU");
     std::fs::create_dir_all(&args.out)?;
     let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
-    std::fs::write(args.out.join("mapf.json"), serde_json::to_string_pretty(&json)?)?;
+    std::fs::write(
+        args.out.join("mapf.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
     mapf::success_plot(&rows, &args.out.join("mapf_success.svg"))?;
     Ok(())
 }

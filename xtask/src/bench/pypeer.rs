@@ -46,13 +46,19 @@ impl PyPeer {
         let venv = target.join("cuplan-py-venv");
         let python = venv.join("bin/python");
         if !python.exists() {
-            let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status();
+            let made = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status();
             if !made.is_ok_and(|s| s.success()) {
                 eprintln!("peer cuplan-py: skipped (python3 -m venv failed)");
                 return Ok(None);
             }
         }
-        let have = Command::new(&python).args(["-c", "import cuplan, numpy"]).stderr(Stdio::null()).status();
+        let have = Command::new(&python)
+            .args(["-c", "import cuplan, numpy"])
+            .stderr(Stdio::null())
+            .status();
         if !have.is_ok_and(|s| s.success()) {
             let pip = Command::new(&python)
                 .args(["-m", "pip", "install", "--quiet", "cuplan", "numpy"])
@@ -73,7 +79,11 @@ impl PyPeer {
             .stdout(Stdio::piped())
             .spawn()
             .context("starting the Python peer")?;
-        child.stdin.take().context("peer stdin")?.write_all(job.to_string().as_bytes())?;
+        child
+            .stdin
+            .take()
+            .context("peer stdin")?
+            .write_all(job.to_string().as_bytes())?;
         let out = child.wait_with_output()?;
         anyhow::ensure!(out.status.success(), "the Python peer failed");
         Ok(serde_json::from_slice(&out.stdout)?)
@@ -82,8 +92,13 @@ impl PyPeer {
     /// Seconds for the peer's CPU distance maps from `goals`, and the sum of its finite entries.
     pub(crate) fn distance_maps(&self, grid: &Grid, goals: &[Cell]) -> anyhow::Result<(f64, u64)> {
         let sources: Vec<[u32; 2]> = goals.iter().map(|c| [c.y, c.x]).collect();
-        let out = self.run(serde_json::json!({"kind": "distance_maps", "grid": rows(grid), "sources": sources}))?;
-        Ok((out["seconds"].as_f64().context("seconds")?, out["checksum"].as_u64().context("checksum")?))
+        let out = self.run(
+            serde_json::json!({"kind": "distance_maps", "grid": rows(grid), "sources": sources}),
+        )?;
+        Ok((
+            out["seconds"].as_f64().context("seconds")?,
+            out["checksum"].as_u64().context("checksum")?,
+        ))
     }
 
     /// Seconds for the peer's CPU space-time search after reserving `paths` (each `paths[i][t]`)
@@ -96,14 +111,24 @@ impl PyPeer {
         start: Cell,
         goal: Cell,
     ) -> anyhow::Result<(f64, Option<u64>)> {
-        let paths: Vec<Vec<[u32; 2]>> = paths.iter().map(|p| p.iter().map(|c| [c.y, c.x]).collect()).collect();
+        let paths: Vec<Vec<[u32; 2]>> = paths
+            .iter()
+            .map(|p| p.iter().map(|c| [c.y, c.x]).collect())
+            .collect();
         let job = serde_json::json!({"kind": "space_time", "grid": rows(grid), "paths": paths, "horizon": horizon,
             "start": [start.y, start.x], "goal": [goal.y, goal.x]});
         let out = self.run(job)?;
-        Ok((out["seconds"].as_f64().context("seconds")?, out["arrival"].as_u64()))
+        Ok((
+            out["seconds"].as_f64().context("seconds")?,
+            out["arrival"].as_u64(),
+        ))
     }
 }
 
 fn rows(grid: &Grid) -> Vec<String> {
-    grid.to_movingai_string().lines().skip(4).map(str::to_string).collect()
+    grid.to_movingai_string()
+        .lines()
+        .skip(4)
+        .map(str::to_string)
+        .collect()
 }

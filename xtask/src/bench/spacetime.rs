@@ -22,7 +22,11 @@ pub(crate) struct SpaceTimeRow {
     speedup_vs_peer: Option<f64>,
 }
 
-pub(crate) fn run(sizes: &[u32], counts: &[usize], peer: Option<&PyPeer>) -> anyhow::Result<Vec<SpaceTimeRow>> {
+pub(crate) fn run(
+    sizes: &[u32],
+    counts: &[usize],
+    peer: Option<&PyPeer>,
+) -> anyhow::Result<Vec<SpaceTimeRow>> {
     let mut rows = Vec::new();
     for &size in sizes {
         let grid = generate::random(size, size, 0.1, 21)?;
@@ -31,7 +35,8 @@ pub(crate) fn run(sizes: &[u32], counts: &[usize], peer: Option<&PyPeer>) -> any
             let mut rng = ChaCha8Rng::seed_from_u64(size as u64 * 1000 + n as u64);
             let (table, paths, used) = reserve_agents(&grid, n, horizon, &mut rng)?;
             let (start, goal) = fresh_pair(&grid, &used, &mut rng);
-            let search = || space_time_astar(&grid, start, goal, Some(&table), None, None, Backend::Cpu);
+            let search =
+                || space_time_astar(&grid, start, goal, Some(&table), None, None, Backend::Cpu);
             let mut best = Duration::MAX;
             let mut arrival = None;
             for _ in 0..5 {
@@ -85,7 +90,9 @@ fn reserve_agents(
     while paths.len() < cap && attempts < cap * 4 {
         attempts += 1;
         let (start, goal) = fresh_pair(grid, &used, rng);
-        if let SpaceTimeResult::Found(p) = space_time_astar(grid, start, goal, Some(&table), None, None, Backend::Cpu)? {
+        if let SpaceTimeResult::Found(p) =
+            space_time_astar(grid, start, goal, Some(&table), None, None, Backend::Cpu)?
+        {
             table.reserve_path(&p.cells)?;
             used.extend([start, goal]);
             paths.push(p.cells);
@@ -97,7 +104,10 @@ fn reserve_agents(
 /// A connected start/goal pair on free cells no reserved agent starts or ends on.
 fn fresh_pair(grid: &Grid, used: &[Cell], rng: &mut ChaCha8Rng) -> (Cell, Cell) {
     let mut pick = || loop {
-        let c = Cell::new(rng.random_range(0..grid.width()), rng.random_range(0..grid.height()));
+        let c = Cell::new(
+            rng.random_range(0..grid.width()),
+            rng.random_range(0..grid.height()),
+        );
         if grid.is_free(c) && !used.contains(&c) {
             return c;
         }

@@ -109,7 +109,11 @@ pub(crate) fn generated_map(
 }
 
 /// Every `X.map` with an `X.map.scen` beside it under `dir`, the family being the sub-folder.
-pub(crate) fn from_data(dir: &Path, every: usize, per_map: Option<usize>) -> anyhow::Result<Vec<BenchMap>> {
+pub(crate) fn from_data(
+    dir: &Path,
+    every: usize,
+    per_map: Option<usize>,
+) -> anyhow::Result<Vec<BenchMap>> {
     let mut scens = Vec::new();
     collect_scens(dir, &mut scens)?;
     scens.sort();
