@@ -72,6 +72,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod cbs;
 mod error;
 mod instance;

@@ -70,7 +70,7 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 512)]
     size: u32,
     /// Generated suite: queries per map.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 2000)]
     queries: usize,
     /// Generated suite: seed.
     #[arg(long, default_value_t = 1)]
