@@ -110,17 +110,22 @@ pub(crate) fn speedup_bars(rows: &[Row], path: &Path) -> anyhow::Result<()> {
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
+        // Groups centred on integers so the labels sit under them; headroom above for the legend.
         .build_cartesian_2d(
-            0.0..families.len() as f64,
-            (min * 0.5..max * 2.0).log_scale(),
+            -0.5..families.len() as f64 - 0.5,
+            (min * 0.5..max * 30.0).log_scale(),
         )?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(families.len())
         .x_label_formatter(&|x| {
+            let i = x.round();
+            if (x - i).abs() > 1e-6 || i < 0.0 {
+                return String::new();
+            }
             families
-                .get(x.floor() as usize)
+                .get(i as usize)
                 .map_or(String::new(), |f| f.to_string())
         })
         .y_desc("× faster (log)")
@@ -129,7 +134,7 @@ pub(crate) fn speedup_bars(rows: &[Row], path: &Path) -> anyhow::Result<()> {
         let color = PALETTE[e % PALETTE.len()];
         let bars = rated.iter().filter(|r| r.algo == *engine).filter_map(|r| {
             let f = families.iter().position(|f| *f == r.family)? as f64;
-            let x0 = f + (e as f64 + 0.5) / slots;
+            let x0 = f - 0.5 + (e as f64 + 0.5) / slots;
             Some(Rectangle::new(
                 [(x0, min * 0.5), (x0 + 1.0 / slots, r.speedup_vs_peer?)],
                 color.filled(),
@@ -142,6 +147,7 @@ pub(crate) fn speedup_bars(rows: &[Row], path: &Path) -> anyhow::Result<()> {
     }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
         .border_style(BLACK)
         .background_style(WHITE.mix(0.85))
         .draw()?;
