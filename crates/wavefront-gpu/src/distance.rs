@@ -167,6 +167,7 @@ impl Device {
             } else {
                 &self.distance_levels
             };
+            // SAFETY: as for the first launch above; the previous launch ended at `first - 1`.
             unsafe { self.launch(kernel, shape, launch)? };
             profile.launches += 1;
             let levels = self.download(&last_level)?;

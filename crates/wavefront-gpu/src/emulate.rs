@@ -108,6 +108,7 @@ pub fn distance_maps_with(
 /// # Safety
 /// `p` satisfies the contract of [`DistanceLaunch`] with host pointers.
 unsafe fn emulate_levels_block(p: &DistanceLaunch, goal: u32, threads: u32, sparse: bool) {
+    // SAFETY: the caller guarantees `p`'s contract (this function's `# Safety`).
     unsafe {
         if body::distance_finished_before(p, goal, p.first_level) {
             return;

@@ -52,6 +52,7 @@ pub unsafe fn distance_init(p: &DistanceLaunch, goal: u32, thread: u32, threads:
     let mut w = thread as usize;
     while w < words {
         let seed = if w == goal_word { goal_bit } else { 0 };
+        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
         unsafe {
             remaining.add(w).write(p.free.add(w).read() & !seed);
             frontier.add(w).write(seed);
@@ -60,6 +61,7 @@ pub unsafe fn distance_init(p: &DistanceLaunch, goal: u32, thread: u32, threads:
     }
     if thread == 0 && !p.lists.is_null() && !p.counts.is_null() {
         // The sparse kernel's level-0 list: the goal's word.
+        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
         unsafe {
             p.lists.add(g * 3 * words).write(goal_word as u32);
             p.counts.add(g * 3).write(1);
@@ -68,6 +70,7 @@ pub unsafe fn distance_init(p: &DistanceLaunch, goal: u32, thread: u32, threads:
     let mut c = thread as usize;
     while c < cells {
         let d = if c == target as usize { 0 } else { UNREACHABLE };
+        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
         unsafe { dist.add(c).write(d) };
         c += threads as usize;
     }
@@ -100,12 +103,15 @@ pub unsafe fn distance_level(
         p.frontier
             .add(((t.wrapping_sub(1) & 1) as usize * n + g) * words)
     };
+    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
     let next = unsafe { p.frontier.add(((t & 1) as usize * n + g) * words) };
+    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
     let dist = unsafe { p.dist.add(g * cells) };
     let end = words.saturating_sub(stride);
     let mut found = false;
     let mut w = stride + thread as usize;
     while w < end {
+        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
         let new = unsafe {
             bfs_expand(
                 remaining.add(w).read(),
@@ -116,11 +122,14 @@ pub unsafe fn distance_level(
                 cur.add(w + stride).read(),
             )
         };
+        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
         unsafe { next.add(w).write(new) };
         if new != 0 {
             found = true;
+            // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
             unsafe { remaining.add(w).write(remaining.add(w).read() & !new) };
             if let Some((row, column_word)) = split_word(w as u32, p.dims.stride) {
+                // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
                 for_each_cell(new, row, column_word, p.dims.width, |cell| unsafe {
                     dist.add(cell as usize).write(t)
                 });
@@ -130,6 +139,7 @@ pub unsafe fn distance_level(
     }
     if found {
         // Every finder writes the same value; volatile so the store is not merged away.
+        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
         unsafe { write_volatile(p.last_level.add(g), t) };
     }
     found
@@ -245,6 +255,7 @@ pub unsafe fn sparse_level(p: &DistanceLaunch, goal: u32, thread: u32, threads: 
 /// # Safety
 /// `goal < p.goal_count` and `p.last_level` covers `goal_count` words.
 pub unsafe fn distance_goes_on(p: &DistanceLaunch, goal: u32, t: u32) -> bool {
+    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
     unsafe { read_volatile(p.last_level.add(goal as usize)) >= t }
 }
 
@@ -254,6 +265,7 @@ pub unsafe fn distance_goes_on(p: &DistanceLaunch, goal: u32, t: u32) -> bool {
 /// # Safety
 /// As [`distance_goes_on`].
 pub unsafe fn distance_finished_before(p: &DistanceLaunch, goal: u32, first: u32) -> bool {
+    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
     unsafe { read_volatile(p.last_level.add(goal as usize)).wrapping_add(1) < first }
 }
 
@@ -273,12 +285,14 @@ pub unsafe fn space_time(p: &SpaceTimeLaunch, thread: u32, threads: u32) {
     let prev = unsafe { p.reach.add((t - 1) * words) };
     let next = unsafe { p.reach.add(t * words) };
     let vertex = unsafe { p.vertex.add(t * words) };
+    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
     let edge = |d: u32| unsafe {
         p.arrived_from
             .add((t * DIRECTIONS as usize + d as usize) * words)
     };
     let (north, east, south, west) = (edge(NORTH), edge(EAST), edge(SOUTH), edge(WEST));
     let mover =
+        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
         |plane: *const u64, w: usize| unsafe { movers(prev.add(w).read(), plane.add(w).read()) };
     let goal_word = word_of(p.goal_x, p.goal_y, p.dims.stride) as usize;
     let goal_bit = column_bit(p.goal_x);
@@ -286,6 +300,7 @@ pub unsafe fn space_time(p: &SpaceTimeLaunch, thread: u32, threads: u32) {
     let mut w = stride + thread as usize;
     while w < end {
         let reach = space_time_step(
+            // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
             unsafe { prev.add(w).read() },
             mover(east, w),
             mover(east, w - 1),
@@ -293,12 +308,15 @@ pub unsafe fn space_time(p: &SpaceTimeLaunch, thread: u32, threads: u32) {
             mover(west, w + 1),
             mover(south, w - stride),
             mover(north, w + stride),
+            // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
             unsafe { p.free.add(w).read() & !vertex.add(w).read() },
         );
+        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
         unsafe { next.add(w).write(reach) };
         if w == goal_word && reach & goal_bit != 0 && p.t > p.goal_free_after {
             // Only this thread owns the goal word, and timesteps run in order, so the first
             // write wins without atomics.
+            // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
             unsafe {
                 if read_volatile(p.arrival) == u32::MAX {
                     write_volatile(p.arrival, p.t);
@@ -317,6 +335,7 @@ pub unsafe fn reserve(p: &ReserveLaunch, index: u32) {
     if index >= p.count {
         return;
     }
+    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
     unsafe {
         let u = p.updates.add(index as usize).read();
         if u.word < p.table_words {

@@ -43,6 +43,7 @@ pub unsafe extern "ptx-kernel" fn distance_init(p: DistanceLaunch) {
         return;
     }
     let (thread, threads) = block_thread();
+    // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
     unsafe { body::distance_init(&p, goal, thread, threads) }
 }
 
@@ -64,6 +65,7 @@ pub unsafe extern "ptx-kernel" fn distance_levels(p: DistanceLaunch) {
     let (thread, threads) = block_thread();
     let mut t = p.first_level;
     while t <= p.final_level && t != 0 {
+        // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
         unsafe {
             body::distance_level(&p, goal, thread, threads, t);
             // Every thread of the block takes the same branch below: the flag read happens
@@ -96,6 +98,7 @@ pub unsafe extern "ptx-kernel" fn distance_sparse_levels(p: DistanceLaunch) {
     let (thread, threads) = block_thread();
     let mut t = p.first_level;
     while t <= p.final_level && t != 0 {
+        // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
         unsafe {
             body::sparse_clear(&p, goal, thread, threads, t);
             _syncthreads();
@@ -120,6 +123,7 @@ pub unsafe extern "ptx-kernel" fn distance_sparse_levels(p: DistanceLaunch) {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn space_time_step(p: SpaceTimeLaunch) {
     let (thread, threads) = grid_thread();
+    // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
     unsafe { body::space_time(&p, thread, threads) }
 }
 
@@ -130,5 +134,6 @@ pub unsafe extern "ptx-kernel" fn space_time_step(p: SpaceTimeLaunch) {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn reserve_words(p: ReserveLaunch) {
     let (thread, _) = grid_thread();
+    // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
     unsafe { body::reserve(&p, thread) }
 }
