@@ -185,7 +185,6 @@ pub(crate) fn table(rows: &[MapfRow]) -> String {
 /// Success rate against number of agents, one line per solver, over every map run.
 pub(crate) fn success_plot(rows: &[MapfRow], path: &Path) -> anyhow::Result<()> {
     use plotters::prelude::*;
-    let maps: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.map.as_str()).collect();
     let max_k = rows.iter().map(|r| r.agents).max().unwrap_or(1) as f64;
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
@@ -216,17 +215,17 @@ pub(crate) fn success_plot(rows: &[MapfRow], path: &Path) -> anyhow::Result<()> 
         let mut ks: Vec<usize> = mine.iter().map(|r| r.agents).collect();
         ks.sort_unstable();
         ks.dedup();
-        // A map counts as solved at k when its largest solved run has at least k agents.
+        // Only the maps this solver ran on. A map counts as solved at k when it solved a run of
+        // at least k agents, or when it never failed (its scenario offers fewer than k agents).
+        let maps: std::collections::BTreeSet<&str> = mine.iter().map(|r| r.map.as_str()).collect();
+        let solved_at = |m: &str, k: usize| {
+            let runs = mine.iter().filter(|r| r.map == m);
+            runs.clone().all(|r| r.solved) || runs.clone().any(|r| r.solved && r.agents >= k)
+        };
         let series: Vec<(f64, f64)> = ks
             .iter()
             .map(|&k| {
-                let ok = maps
-                    .iter()
-                    .filter(|m| {
-                        mine.iter()
-                            .any(|r| r.map == **m && r.solved && r.agents >= k)
-                    })
-                    .count();
+                let ok = maps.iter().filter(|m| solved_at(m, k)).count();
                 (k as f64, ok as f64 / maps.len().max(1) as f64)
             })
             .collect();
