@@ -14,6 +14,17 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The `path` field of a JSON Lines record as cells.
+fn path_of(rec: &serde_json::Value) -> Vec<Cell> {
+    let xy = |v: &serde_json::Value| v.as_u64().unwrap() as u32;
+    rec["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| Cell::new(xy(&p[0]), xy(&p[1])))
+        .collect()
+}
+
 fn cuplan(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_cuplan"))
         .args(args)
@@ -68,12 +79,7 @@ fn solve_writes_json_lines_and_a_summary() {
             assert_eq!(rec["index"], k * 2);
             let (s, g) = queries[k * 2];
             assert_eq!(rec["start"], serde_json::json!([s.x, s.y]));
-            let path: Vec<Cell> = rec["path"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| Cell::new(p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32))
-                .collect();
+            let path = path_of(rec);
             assert_eq!((path[0], *path.last().unwrap()), (s, g));
             let cost = grid.octile_path_cost(&path).unwrap();
             assert!((cost.to_f64() - rec["cost"].as_f64().unwrap()).abs() < 1e-9);
@@ -177,12 +183,7 @@ fn batch_answers_with_four_connected_moves() {
     assert_eq!(summary["solved"], 10);
     for line in std::fs::read_to_string(&out).unwrap().lines() {
         let rec: serde_json::Value = serde_json::from_str(line).unwrap();
-        let cells: Vec<Cell> = rec["path"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| Cell::new(p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32))
-            .collect();
+        let cells = path_of(&rec);
         let moves = grid.four_path_moves(&cells).unwrap();
         assert_eq!(f64::from(moves), rec["cost"].as_f64().unwrap());
     }

@@ -63,7 +63,7 @@ pub(crate) fn run(plan: &BatchPlan<'_>) -> anyhow::Result<Vec<BatchRow>> {
             let goals = spread_goals(grid, n);
             let peer = match plan.peer {
                 Some(p) if grid.cell_count() * n <= 256 * 256 * 1024 => {
-                    Some(peer_time(p, grid, &goals)?)
+                    Some(p.distance_maps(grid, &goals)?)
                 }
                 _ => None,
             };
@@ -136,10 +136,6 @@ fn best_of<T, E: std::fmt::Display>(
         last = Some(out);
     }
     Ok((best, last.expect("at least one run")))
-}
-
-fn peer_time(peer: &PyPeer, grid: &Grid, goals: &[Cell]) -> anyhow::Result<(f64, u64)> {
-    peer.distance_maps(grid, goals)
 }
 
 fn finite_sum(maps: &DistanceMaps) -> u64 {

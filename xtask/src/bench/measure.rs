@@ -82,23 +82,17 @@ pub(crate) fn run_map(
     pool: &rayon::ThreadPool,
 ) -> anyhow::Result<MapRun> {
     let rss_before_kb = rss_kb();
-    let started = Instant::now();
     let planner = match engine {
         Engine::Cuplan(a) => {
             Some(Planner::new(&map.grid, a).map_err(|e| anyhow::anyhow!("{}: {e}", map.name))?)
         }
         Engine::PeerAstar => None,
     };
-    let preprocess = if planner
+    // Only building tables counts as preprocessing; the grid's cached components do not.
+    let preprocess = planner
         .as_ref()
-        .is_some_and(|p| p.algorithm().is_preprocessed())
-    {
-        planner
-            .as_ref()
-            .map_or(started.elapsed(), |p| p.preprocess_time())
-    } else {
-        Duration::ZERO
-    };
+        .filter(|p| p.algorithm().is_preprocessed())
+        .map_or(Duration::ZERO, Planner::preprocess_time);
     let answer = |searcher: &mut Searcher, q: &Query| -> anyhow::Result<Option<Vec<Cell>>> {
         Ok(match &planner {
             Some(p) => p

@@ -1,9 +1,13 @@
-//! SVG plots: time per query against optimal length, and speed-up over the peer per family.
+//! SVG plots: time per query against optimal length, speed-up over the peer per family, and MAPF
+//! success rate against the number of agents.
 
 use std::path::Path;
 
 use plotters::prelude::*;
 
+use cuplan::mapf::Solver;
+
+use super::mapf::MapfRow;
 use super::measure::MapRun;
 use super::report::Row;
 
@@ -148,6 +152,64 @@ pub(crate) fn speedup_bars(rows: &[Row], path: &Path) -> anyhow::Result<()> {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.85))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// Success rate against number of agents, one line per solver, over every map run.
+pub(crate) fn success_plot(rows: &[MapfRow], path: &Path) -> anyhow::Result<()> {
+    let max_k = rows.iter().map(|r| r.agents).max().unwrap_or(1) as f64;
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "MAPF: share of maps solved within the time limit",
+            ("sans-serif", 22),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..max_k * 1.05, 0.0..1.05)?;
+    chart
+        .configure_mesh()
+        .x_desc("agents")
+        .y_desc("success rate")
+        .draw()?;
+    for (i, solver) in Solver::ALL.iter().enumerate() {
+        let mine: Vec<&MapfRow> = rows.iter().filter(|r| r.solver == solver.name()).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut ks: Vec<usize> = mine.iter().map(|r| r.agents).collect();
+        ks.sort_unstable();
+        ks.dedup();
+        // Only the maps this solver ran on. A map counts as solved at k when it solved a run of
+        // at least k agents, or when it never failed (its scenario offers fewer than k agents).
+        let maps: std::collections::BTreeSet<&str> = mine.iter().map(|r| r.map.as_str()).collect();
+        let solved_at = |m: &str, k: usize| {
+            let runs = mine.iter().filter(|r| r.map == m);
+            runs.clone().all(|r| r.solved) || runs.clone().any(|r| r.solved && r.agents >= k)
+        };
+        let series: Vec<(f64, f64)> = ks
+            .iter()
+            .map(|&k| {
+                let ok = maps.iter().filter(|m| solved_at(m, k)).count();
+                (k as f64, ok as f64 / maps.len().max(1) as f64)
+            })
+            .collect();
+        let color = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(series, color.stroke_width(2)))?
+            .label(solver.name())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
         .border_style(BLACK)
         .background_style(WHITE.mix(0.85))
         .draw()?;
