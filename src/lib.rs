@@ -46,14 +46,16 @@ pub use cuplan_wavefront_gpu as wavefront_gpu;
 /// The names most programs need, in one `use`.
 pub mod prelude {
     pub use crate::grid::{Cell, Direction, Grid, GridError, OctileCost, Scenario};
-    pub use crate::jps::{Algorithm, JpsError, Path, Planner, Searcher, find_path, find_paths};
+    pub use crate::jps::{
+        Algorithm, JpsError, Path, Planner, Searcher, find_path, find_paths, find_paths_with,
+    };
     pub use crate::mapf::{
         Instance, LowLevel, Solution, SolveOutcome, Solver, SolverConfig, solve,
     };
     pub use crate::reservations::{Constraints, ReservationTable};
     pub use crate::wavefront::{
-        Backend, DistanceMaps, GridPath, SpaceTimeResult, TimedPath, batched_astar, distance_maps,
-        space_time_astar,
+        Backend, Distance, DistanceMaps, GridPath, SpaceTimeResult, TimedPath, batched_astar,
+        distance_maps, distance_maps_u16, space_time_astar,
     };
 }
 

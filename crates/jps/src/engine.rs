@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 use cuplan_grid::{Cell, Direction, Grid, OctileCost};
 
 use crate::heap::{Heap, entry, index_of};
+use crate::nodes::{DenseNodes, Node, NodeStore, PAGE_BYTES, PagedNodes};
 
 /// An optimal path: waypoints joined by straight or 45° runs, start first, goal last.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,15 +54,6 @@ pub struct SearchStats {
     pub pushes: u64,
 }
 
-/// Per-cell search state. `stamp` says whether the rest is valid for the current query:
-/// `stamp == open` means generated this query, `open + 1` closed, anything else untouched.
-#[derive(Debug, Clone, Copy, Default)]
-struct Node {
-    stamp: u32,
-    parent: u32,
-    g: OctileCost,
-}
-
 /// Supplies the successors of an expanded node.
 pub(crate) trait Expander {
     /// Calls `out` with each successor of `n`, which was reached moving in `arrival`
@@ -69,23 +61,88 @@ pub(crate) trait Expander {
     fn expand(&self, n: Cell, arrival: Option<Direction>, goal: Cell, out: &mut impl FnMut(Cell));
 }
 
-/// Reusable per-thread search state: a node table indexed by cell (validated by a per-query
-/// stamp, so nothing is cleared between queries) and a heap. After the first query on a grid
-/// no query allocates, unless the heap outgrows its earlier peak.
+/// Reusable per-thread search state: a node table (validated by a per-query stamp, so
+/// nothing is cleared between queries) and a heap. After the first query on a grid no query
+/// allocates, unless the heap or a paged table outgrows its earlier peak.
+///
+/// Two node tables (see [`Searcher::bytes`] for what each holds):
+/// - [`Searcher::new`]: one node per cell of the map (16 B per cell), the fastest choice for
+///   long queries;
+/// - [`Searcher::paged`] / [`Searcher::bounded`]: the two-level table of the seed article: a
+///   directory of 16 × 16-cell blocks (4 B per block) and 4 KiB node pages handed out on first
+///   touch, so short (NPC-style) queries on a big map cost a few pages instead of a whole-map
+///   table; `bounded` caps the pages, ending a query that needs more as
+///   [`SearchOutcome::LimitReached`].
 ///
 /// One `Searcher` per thread; the grid and planner are shared read-only.
 #[derive(Debug, Default)]
 pub struct Searcher {
-    nodes: Vec<Node>,
+    table: Table,
     heap: Heap,
     stamp: u32,
     stats: SearchStats,
 }
 
+#[derive(Debug)]
+enum Table {
+    Dense(DenseNodes),
+    Paged(PagedNodes),
+}
+
+impl Default for Table {
+    fn default() -> Table {
+        Table::Dense(DenseNodes::default())
+    }
+}
+
 impl Searcher {
-    /// An empty searcher; its table grows to the grid on first use.
+    /// Bytes of one page of a paged searcher's node table (16 × 16 cells).
+    pub const PAGE_BYTES: usize = PAGE_BYTES;
+
+    /// A searcher with a dense node table; it grows to the grid on first use.
     pub fn new() -> Searcher {
         Searcher::default()
+    }
+
+    /// A searcher with a two-level node table whose pages are allocated on demand, without
+    /// a limit: memory follows the area a query touches, not the map.
+    ///
+    /// ```
+    /// use cuplan_grid::{Cell, Grid};
+    /// use cuplan_jps::{Algorithm, Planner, Searcher};
+    ///
+    /// let grid = Grid::open(1024, 1024)?;
+    /// let planner = Planner::new(&grid, Algorithm::JpsBit)?;
+    /// let mut searcher = Searcher::paged();
+    /// let path = planner.search(&mut searcher, Cell::new(500, 500), Cell::new(530, 540))?;
+    /// assert!(path.is_some());
+    /// // A few pages, not the 16 MiB a dense table would take for this map.
+    /// assert!(searcher.bytes() < 256 << 10);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn paged() -> Searcher {
+        Searcher::with_table(Table::Paged(PagedNodes::new(u32::MAX)))
+    }
+
+    /// A paged searcher whose node pages never exceed `max_node_bytes` (at least one page):
+    /// a query that would need more ends as [`SearchOutcome::LimitReached`] (and
+    /// [`Planner::search`](crate::Planner::search) returns `None`), like the article's node
+    /// pool of bounded size for short NPC searches.
+    pub fn bounded(max_node_bytes: usize) -> Searcher {
+        let pages = (max_node_bytes / PAGE_BYTES).clamp(1, u32::MAX as usize - 1) as u32;
+        Searcher::with_table(Table::Paged(PagedNodes::new(pages)))
+    }
+
+    fn with_table(table: Table) -> Searcher {
+        Searcher {
+            table,
+            ..Searcher::default()
+        }
+    }
+
+    /// Whether this searcher uses the two-level (paged) node table.
+    pub fn is_paged(&self) -> bool {
+        matches!(self.table, Table::Paged(_))
     }
 
     /// Counters of the last query.
@@ -93,25 +150,35 @@ impl Searcher {
         self.stats
     }
 
-    /// Bytes held by the node table and the heap.
+    /// Bytes held by the node table and the heap. Dense: 16 B per cell of the largest grid
+    /// searched. Paged: 4 B per 16 × 16 block of the grid plus [`Searcher::PAGE_BYTES`] per
+    /// page of the largest query so far.
     pub fn bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.heap.capacity() * std::mem::size_of::<u128>()
+        let table = match &self.table {
+            Table::Dense(t) => t.bytes(),
+            Table::Paged(t) => t.bytes(),
+        };
+        table + self.heap.capacity() * std::mem::size_of::<u128>()
     }
 
-    /// Starts a query on a grid of `cells` cells: grows the table if needed and takes a
-    /// fresh stamp pair.
-    fn begin(&mut self, cells: usize) {
-        if self.nodes.len() < cells {
-            self.nodes.resize(cells, Node::default());
-        }
-        if self.stamp >= u32::MAX - 4 {
-            self.nodes.fill(Node::default());
+    /// Starts a query on `grid`: prepares the table and takes a fresh stamp pair.
+    fn begin(&mut self, grid: &Grid) -> Query {
+        let restamp = self.stamp >= u32::MAX - 4;
+        if restamp {
             self.stamp = 0;
+        }
+        let (w, h) = (grid.width(), grid.height());
+        match &mut self.table {
+            Table::Dense(t) => t.begin(w, h, restamp),
+            Table::Paged(t) => t.begin(w, h, restamp),
         }
         self.stamp += 2;
         self.heap.clear();
         self.stats = SearchStats::default();
+        Query {
+            width: w,
+            open: self.stamp,
+        }
     }
 
     /// Records that a query was answered without searching.
@@ -120,7 +187,7 @@ impl Searcher {
     }
 
     /// A* from `start` to `goal` (distinct, free, connected) over `expander`'s successors.
-    /// `pruned` restores the turning points that pruned variants leave out of parent links.
+    /// Pruned links are restored to legal waypoints on reconstruction.
     pub(crate) fn run<E: Expander>(
         &mut self,
         grid: &Grid,
@@ -129,17 +196,52 @@ impl Searcher {
         goal: Cell,
         max_expansions: u64,
     ) -> SearchOutcome {
-        self.begin(grid.cell_count());
-        let width = grid.width();
-        let index = |c: Cell| c.y * width + c.x;
-        let cell = |i: u32| Cell::new(i % width, i / width);
-        let open = self.stamp;
-        let closed = open + 1;
-        let (start_i, goal_i) = (index(start), index(goal));
-        let nodes = &mut self.nodes;
-        let heap = &mut self.heap;
-        let stats = &mut self.stats;
-        nodes[start_i as usize] = Node {
+        let query = self.begin(grid);
+        let Searcher {
+            table, heap, stats, ..
+        } = self;
+        let ends = (start, goal, max_expansions);
+        match table {
+            Table::Dense(t) => query.run(t, heap, stats, expander, ends),
+            Table::Paged(t) => query.run(t, heap, stats, expander, ends),
+        }
+    }
+}
+
+/// One query's constants.
+#[derive(Clone, Copy)]
+struct Query {
+    width: u32,
+    /// Stamp of generated nodes; `open + 1` marks closed ones.
+    open: u32,
+}
+
+impl Query {
+    #[inline(always)]
+    fn index(self, c: Cell) -> u32 {
+        c.y * self.width + c.x
+    }
+
+    #[inline(always)]
+    fn cell(self, i: u32) -> Cell {
+        Cell::new(i % self.width, i / self.width)
+    }
+
+    fn run<S: NodeStore, E: Expander>(
+        self,
+        nodes: &mut S,
+        heap: &mut Heap,
+        stats: &mut SearchStats,
+        expander: &E,
+        (start, goal, max_expansions): (Cell, Cell, u64),
+    ) -> SearchOutcome {
+        let (open, closed) = (self.open, self.open + 1);
+        let (start_i, goal_i) = (self.index(start), self.index(goal));
+        let max_open = nodes.max_open();
+        let Some(start_node) = nodes.node(start_i, || start) else {
+            return SearchOutcome::LimitReached;
+        };
+        *start_node = Node {
             stamp: open,
             parent: start_i,
             g: OctileCost::ZERO,
@@ -148,31 +250,42 @@ impl Searcher {
         stats.pushes = 1;
         while let Some(e) = heap.pop() {
             let e_index = index_of(e);
-            let node = &mut nodes[e_index as usize];
+            let node = nodes
+                .node(e_index, || self.cell(e_index))
+                .expect("a pushed node has its page");
             // Stale entries: the node was closed or improved after this entry was pushed
             // (an improvement lowers g and so f; h is fixed per node).
             if node.stamp != open
-                || (node.g + OctileCost::between(cell(e_index), goal)).key() != crate::heap::f_of(e)
+                || (node.g + OctileCost::between(self.cell(e_index), goal)).key()
+                    != crate::heap::f_of(e)
             {
                 continue;
             }
             node.stamp = closed;
             if e_index == goal_i {
-                return SearchOutcome::Found(self.reconstruct(grid, start_i, goal_i));
+                return SearchOutcome::Found(self.reconstruct(nodes, start_i, goal_i));
             }
             if stats.expanded >= max_expansions {
                 return SearchOutcome::LimitReached;
             }
             stats.expanded += 1;
             let (g, parent) = (node.g, node.parent);
-            let n = cell(e_index);
-            let arrival = (e_index != start_i).then(|| arrival_direction(cell(parent), n));
+            let n = self.cell(e_index);
+            let arrival = (e_index != start_i).then(|| arrival_direction(self.cell(parent), n));
+            let mut out_of_room = false;
             expander.expand(n, arrival, goal, &mut |succ: Cell| {
                 stats.generated += 1;
-                let si = index(succ);
+                let si = self.index(succ);
                 let ng = g + OctileCost::between(n, succ);
                 let key = ng.key();
-                let node = &mut nodes[si as usize];
+                let Some(node) = nodes.node(si, || succ) else {
+                    out_of_room = true;
+                    return;
+                };
+                if S::BOUNDED && heap.len() >= max_open {
+                    out_of_room = true;
+                    return;
+                }
                 if node.stamp == closed || (node.stamp == open && key >= node.g.key()) {
                     return;
                 }
@@ -184,23 +297,24 @@ impl Searcher {
                 heap.push(entry(key + OctileCost::between(succ, goal).key(), key, si));
                 stats.pushes += 1;
             });
+            if out_of_room {
+                return SearchOutcome::LimitReached;
+            }
         }
         SearchOutcome::NoPath
     }
 
     /// Follows parent links from the goal, restores turning points of pruned links and
     /// merges collinear runs.
-    fn reconstruct(&self, grid: &Grid, start_i: u32, goal_i: u32) -> Path {
-        let width = grid.width();
-        let cell = |i: u32| Cell::new(i % width, i / width);
+    fn reconstruct<S: NodeStore>(self, nodes: &S, start_i: u32, goal_i: u32) -> Path {
         // Walk from the goal back to the start, building the waypoints in reverse.
         let mut waypoints = Vec::with_capacity(16);
         let mut i = goal_i;
-        let mut child = cell(goal_i);
+        let mut child = self.cell(goal_i);
         waypoints.push(child);
         while i != start_i {
-            i = self.nodes[i as usize].parent;
-            let parent = cell(i);
+            i = nodes.written(i, child).parent;
+            let parent = self.cell(i);
             if let Some(turn) = turning_point(parent, child) {
                 push_merging(&mut waypoints, turn);
             }
@@ -208,9 +322,10 @@ impl Searcher {
             child = parent;
         }
         waypoints.reverse();
+        let goal = self.cell(goal_i);
         Path {
             waypoints,
-            cost: self.nodes[goal_i as usize].g,
+            cost: nodes.written(goal_i, goal).g,
         }
     }
 }

@@ -38,6 +38,11 @@ impl Heap {
     }
 
     #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    #[inline]
     pub(crate) fn capacity(&self) -> usize {
         self.items.capacity()
     }

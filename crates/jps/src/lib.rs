@@ -9,10 +9,13 @@
 //! - [`Algorithm`]: `astar`, `jps`, `jps-bit`, `jps-bitprune`, `jps-bitpre`, `jps-bitprunepre`.
 //! - [`Planner`]: an algorithm bound to a grid (and its precomputed tables); `Sync`.
 //! - [`Searcher`]: per-thread reusable search state (node table with per-query stamps, heap);
-//!   no allocation per query after warm-up.
+//!   no allocation per query after warm-up. The node table is dense (16 B per cell,
+//!   [`Searcher::new`]) or two-level with pages allocated on demand ([`Searcher::paged`],
+//!   capped by [`Searcher::bounded`]) for short NPC-style queries on big maps.
 //! - [`Path`] (waypoints joined by straight or 45° runs + exact [`OctileCost`](cuplan_grid::OctileCost)),
 //!   [`SearchOutcome`], [`SearchStats`], [`JpsError`].
-//! - [`find_path`] (one-off) and [`find_paths`] (parallel batch, input order).
+//! - [`find_path`] (one-off), [`find_paths`] / [`find_paths_with`] (parallel batch, input
+//!   order; the latter with a searcher of your choice).
 //! - [`JumpTable`]: the JPS+ table (8 × `i16` per cell, built with rayon) of the preprocessed
 //!   variants; owned, so after `set_blocked`/`set_free` it can be brought up to date with
 //!   [`JumpTable::repair`] (only touched rows, columns and diagonals) and reused through
@@ -58,6 +61,7 @@ mod engine;
 mod error;
 mod heap;
 mod jump;
+mod nodes;
 mod planner;
 mod smooth;
 mod table;
@@ -65,6 +69,6 @@ mod table;
 pub use algorithm::Algorithm;
 pub use engine::{Path, SearchOutcome, SearchStats, Searcher};
 pub use error::{Endpoint, JpsError};
-pub use planner::{Planner, find_path, find_paths};
+pub use planner::{Planner, find_path, find_paths, find_paths_with};
 pub use smooth::{euclidean_length, line_of_sight, smooth};
 pub use table::{JumpTable, MAX_TABLE_SIDE};

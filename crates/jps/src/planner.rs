@@ -271,3 +271,31 @@ pub fn find_paths(
         })
         .collect()
 }
+
+/// [`find_paths`] with searchers made by `new_searcher` (one per rayon work split), e.g.
+/// [`Searcher::paged`] so that each thread's memory follows the area its queries touch rather
+/// than the map, or [`Searcher::bounded`] to cap it (queries over the cap give `Ok(None)`).
+///
+/// ```
+/// use cuplan_grid::{Cell, Grid};
+/// use cuplan_jps::{Algorithm, Planner, Searcher, find_paths_with};
+///
+/// let grid = Grid::open(256, 256)?;
+/// let planner = Planner::new(&grid, Algorithm::JpsBitPrune)?;
+/// let queries = [(Cell::new(10, 10), Cell::new(40, 20)), (Cell::new(200, 9), Cell::new(190, 30))];
+/// let paths = find_paths_with(&planner, &queries, Searcher::paged);
+/// assert!(paths.iter().all(|p| matches!(p, Ok(Some(_)))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn find_paths_with(
+    planner: &Planner<'_>,
+    queries: &[(Cell, Cell)],
+    new_searcher: impl Fn() -> Searcher + Sync + Send,
+) -> Vec<Result<Option<Path>, JpsError>> {
+    queries
+        .par_iter()
+        .map_init(new_searcher, |searcher, &(a, b)| {
+            planner.search(searcher, a, b)
+        })
+        .collect()
+}

@@ -8,13 +8,14 @@
 //! [`sampling`]. The four bit-scanning and table variants (`jps-bit`, `jps-bitprune`,
 //! `jps-bitpre`, `jps-bitprunepre`) check **every** query; cell-by-cell `jps` every 2nd and
 //! `astar` every 16th (each at its own offset). About 3–4 minutes on 2 idle cores. (All six
-//! were also run once on every query, `astar` on every 8th: all optimal.) Skips with a message
-//! when the data folder is absent.
+//! were also run once on every query, `astar` on every 8th: all optimal.) `jps-bitprune` and
+//! `jps-bitpre` search with the paged node table ([`Searcher::paged`]), the rest with the dense
+//! one. Skips with a message when the data folder is absent.
 
 use std::path::{Path as FsPath, PathBuf};
 
 use cuplan_grid::{Cell, Grid, Scenario};
-use cuplan_jps::{Algorithm, Planner, find_paths};
+use cuplan_jps::{Algorithm, Planner, Searcher, find_paths, find_paths_with};
 
 /// Which queries of a scenario file `algo` checks: every `n`-th, starting at `offset`.
 fn sampling(algo: Algorithm) -> (usize, usize) {
@@ -26,6 +27,12 @@ fn sampling(algo: Algorithm) -> (usize, usize) {
         Algorithm::Jps => (2, 1),
         Algorithm::AStar => (16, 5),
     }
+}
+
+/// Whether `algo` runs on the two-level (paged) node table here; the others use the dense
+/// one, so both tables see every query of a bit-scanning and a table variant.
+fn paged(algo: Algorithm) -> bool {
+    matches!(algo, Algorithm::JpsBitPrune | Algorithm::JpsBitPre)
 }
 
 fn data_dir() -> PathBuf {
@@ -130,7 +137,11 @@ fn every_benchmark_query_is_solved_optimally_by_every_algorithm() -> anyhow::Res
             let entries: Vec<_> = scen.entries.iter().skip(offset).step_by(every).collect();
             let queries: Vec<(Cell, Cell)> = entries.iter().map(|e| (e.start, e.goal)).collect();
             let timer = std::time::Instant::now();
-            let results = find_paths(&planner, &queries);
+            let results = if paged(algo) {
+                find_paths_with(&planner, &queries, Searcher::paged)
+            } else {
+                find_paths(&planner, &queries)
+            };
             seconds[ai] += timer.elapsed().as_secs_f64();
             for (e, result) in entries.iter().zip(results) {
                 let at = || format!("{algo} on {}:{}", scen_path.display(), e.line);

@@ -69,15 +69,27 @@ proptest! {
         let free = common::free_cells(&grid);
         prop_assume!(!free.is_empty());
         let planners = planners(&grid);
-        let mut searcher = Searcher::new();
+        let mut searchers = [Searcher::new(), Searcher::paged(), Searcher::bounded(2 * Searcher::PAGE_BYTES)];
         for s in picks.iter().take(2) {
             let start = free[s.index(free.len())];
             let dist = common::dijkstra(&grid, start);
             for g in &picks {
                 let goal = free[g.index(free.len())];
                 let expected = dist[goal.y as usize * grid.width() as usize + goal.x as usize];
-                for p in &planners {
-                    let got = p.search(&mut searcher, start, goal).expect("valid endpoints");
+                for (p, si) in planners.iter().flat_map(|p| (0..3).map(move |si| (p, si))) {
+                    let searcher = &mut searchers[si];
+                    let got = match p.search_limited(searcher, start, goal, u64::MAX).expect("valid endpoints") {
+                        SearchOutcome::Found(path) => Some(path),
+                        SearchOutcome::NoPath => None,
+                        // Only the bounded searcher may stop short, and only when its two
+                        // pages cannot cover the grid's 16 × 16 blocks.
+                        SearchOutcome::LimitReached => {
+                            let blocks = grid.width().div_ceil(16) * grid.height().div_ceil(16);
+                            prop_assert!(si == 2 && blocks > 2, "{} searcher {si} gave up on {blocks} blocks", p.algorithm());
+                            prop_assert!(expected.is_some(), "limit reported for an unreachable goal");
+                            continue;
+                        }
+                    };
                     match (got, expected) {
                         (None, None) => {}
                         (Some(path), Some(cost)) => {
@@ -148,4 +160,93 @@ fn unknown_algorithm_names_list_the_valid_ones() {
         assert_eq!(a.name().parse::<Algorithm>(), Ok(a));
         assert_eq!(a.to_string(), a.name());
     }
+}
+
+#[test]
+fn paged_searchers_follow_the_queried_area_and_survive_grid_changes() {
+    // One searcher of each kind reused across grids of different shapes (the paged directory
+    // is rebuilt when the width changes), answers checked against Dijkstra.
+    let grids = [
+        generate::random(300, 200, 0.2, 1).expect("grid"),
+        generate::rooms(97, 301, 9, 2).expect("grid"),
+        generate::maze(300, 200, 2, 3).expect("grid"),
+        generate::random(40, 40, 0.1, 4).expect("grid"),
+    ];
+    let mut dense = Searcher::new();
+    let mut paged = Searcher::paged();
+    for grid in &grids {
+        let free = common::free_cells(grid);
+        let planner = Planner::new(grid, Algorithm::JpsBitPrune).expect("planner");
+        for k in 0..20 {
+            let start = free[(k * 7919) % free.len()];
+            let goal = free[(k * 104_729 + 13) % free.len()];
+            let dist = common::dijkstra(grid, start);
+            let want = dist[goal.y as usize * grid.width() as usize + goal.x as usize];
+            for searcher in [&mut dense, &mut paged] {
+                let got = planner.search(searcher, start, goal).expect("valid");
+                assert_eq!(got.map(|p| p.cost), want, "{start}->{goal}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_short_query_on_a_big_map_costs_a_few_pages_and_bounded_searchers_keep_their_cap() {
+    let grid = generate::random(1024, 1024, 0.1, 5).expect("grid");
+    let planner = Planner::new(&grid, Algorithm::JpsBitPrunePre).expect("planner");
+    let free = common::free_cells(&grid);
+    let start = free[free.len() / 2];
+    let goal = free
+        .iter()
+        .copied()
+        .find(|c| c.y == start.y + 20 && c.x + 30 >= start.x && grid.connected(start, *c))
+        .expect("a goal 20 rows down");
+    let mut dense = Searcher::new();
+    let mut paged = Searcher::paged();
+    let want = planner.search(&mut dense, start, goal).expect("valid");
+    assert_eq!(
+        planner.search(&mut paged, start, goal).expect("valid"),
+        want
+    );
+    let directory = 64 * 64 * 4;
+    assert!(dense.bytes() >= 1024 * 1024 * 16);
+    assert!(
+        paged.bytes() < directory + 64 * Searcher::PAGE_BYTES,
+        "{} bytes for a 20-row query",
+        paged.bytes()
+    );
+    // A cap too small for the query: the search stops, never answers wrongly; a cap that fits
+    // gives the same path, and the pages never exceed the cap.
+    let mut tiny = Searcher::bounded(Searcher::PAGE_BYTES);
+    assert_eq!(
+        planner
+            .search_limited(&mut tiny, start, goal, u64::MAX)
+            .expect("valid"),
+        SearchOutcome::LimitReached
+    );
+    let cap = 256 * Searcher::PAGE_BYTES;
+    let mut roomy = Searcher::bounded(cap);
+    for (a, b) in generate::random_queries(&grid, 200, 6) {
+        let outcome = planner
+            .search_limited(&mut roomy, a, b, u64::MAX)
+            .expect("valid");
+        if let SearchOutcome::Found(path) = outcome {
+            let full = planner
+                .search(&mut dense, a, b)
+                .expect("valid")
+                .expect("path");
+            assert_eq!(path.cost, full.cost);
+        }
+        // Pages within the cap, and the heap within one entry (16 B) per node the pages hold.
+        let heap_cap = cap / Searcher::PAGE_BYTES * 256 * 16;
+        assert!(
+            roomy.bytes() <= cap + heap_cap + directory + 1024,
+            "{} bytes",
+            roomy.bytes()
+        );
+    }
+    assert_eq!(
+        planner.search(&mut roomy, start, goal).expect("valid"),
+        want
+    );
 }

@@ -1,6 +1,7 @@
 //! Minimum process CPU time of the default distance-map kernel on 1024² open and random (20 %)
 //! maps, 1 and 16 goals, on one thread: a contention-robust companion to
 //! `benches/distance.rs` (the minimum of 15 runs filters out time lost to other tenants).
+//! Each configuration is timed with `u32` maps and with `u16` maps (`distance_maps_in`).
 //!
 //! Also times the published Python `cuplan` figure's configuration (1,024 maps of a 256²
 //! grid with 15 % obstacles: 62 s on its CPU backend, 1.87 s on a laptop GPU) on one thread
@@ -9,7 +10,7 @@
 //! `cargo run --release -p cuplan-wavefront --example bfs_timing`
 
 use cuplan_grid::{Cell, Grid, generate};
-use cuplan_wavefront::{Backend, DistanceOptions, distance_maps_with};
+use cuplan_wavefront::{Backend, Distance, DistanceOptions, distance_maps_in};
 
 fn cpu_seconds() -> f64 {
     let mut ts = libc::timespec {
@@ -19,6 +20,44 @@ fn cpu_seconds() -> f64 {
     // SAFETY: `ts` is a valid, writable timespec; the clock id is a libc constant.
     unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Minimum CPU seconds of `runs` builds of `D` maps on `pool`.
+fn best_cpu<D: Distance>(
+    pool: &rayon::ThreadPool,
+    grid: &Grid,
+    goals: &[Cell],
+    options: &DistanceOptions,
+    runs: usize,
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let mut best = f64::MAX;
+    for _ in 0..runs {
+        let t0 = cpu_seconds();
+        let maps = pool.install(|| distance_maps_in::<D>(grid, goals, options))?;
+        best = best.min(cpu_seconds() - t0);
+        drop(maps);
+    }
+    Ok(best)
+}
+
+/// Minimum CPU seconds on one thread and wall seconds on all threads of `runs` builds.
+fn best_cpu_and_wall<D: Distance>(
+    pool: &rayon::ThreadPool,
+    grid: &Grid,
+    goals: &[Cell],
+    options: &DistanceOptions,
+    runs: usize,
+) -> Result<(f64, f64), Box<dyn std::error::Error>> {
+    let (mut cpu_best, mut wall_best) = (f64::MAX, f64::MAX);
+    for _ in 0..runs {
+        let t0 = cpu_seconds();
+        drop(pool.install(|| distance_maps_in::<D>(grid, goals, options))?);
+        cpu_best = cpu_best.min(cpu_seconds() - t0);
+        let start = std::time::Instant::now();
+        drop(distance_maps_in::<D>(grid, goals, options)?);
+        wall_best = wall_best.min(start.elapsed().as_secs_f64());
+    }
+    Ok((cpu_best, wall_best))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,15 +75,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .into_iter()
                 .map(|q| q.1)
                 .collect();
-            let mut best = f64::MAX;
-            for _ in 0..15 {
-                let t0 = cpu_seconds();
-                let maps = pool.install(|| distance_maps_with(&grid, &goals, &options))?;
-                best = best.min(cpu_seconds() - t0);
-                drop(maps);
-            }
-            let ns = best * 1e9 / (n * grid.cell_count()) as f64;
-            println!("{name}1024 goals={n}: {ns:.2} ns/cell/core (min of 15)");
+            let per_cell = |best: f64| best * 1e9 / (n * grid.cell_count()) as f64;
+            let wide = per_cell(best_cpu::<u32>(&pool, &grid, &goals, &options, 15)?);
+            let narrow = per_cell(best_cpu::<u16>(&pool, &grid, &goals, &options, 15)?);
+            println!(
+                "{name}1024 goals={n}: u32 {wide:.2}, u16 {narrow:.2} ns/cell/core (min of 15)"
+            );
         }
     }
     let grid = generate::random(256, 256, 0.15, 1)?;
@@ -52,18 +88,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into_iter()
         .map(|q| q.1)
         .collect();
-    let (mut cpu_best, mut wall_best) = (f64::MAX, f64::MAX);
-    for _ in 0..5 {
-        let t0 = cpu_seconds();
-        drop(pool.install(|| distance_maps_with(&grid, &goals, &options))?);
-        cpu_best = cpu_best.min(cpu_seconds() - t0);
-        let start = std::time::Instant::now();
-        drop(distance_maps_with(&grid, &goals, &options)?);
-        wall_best = wall_best.min(start.elapsed().as_secs_f64());
+    let threads = rayon::current_num_threads();
+    for (kind, (cpu_best, wall_best)) in [
+        (
+            "u32",
+            best_cpu_and_wall::<u32>(&pool, &grid, &goals, &options, 5)?,
+        ),
+        (
+            "u16",
+            best_cpu_and_wall::<u16>(&pool, &grid, &goals, &options, 5)?,
+        ),
+    ] {
+        println!(
+            "1024 {kind} maps of 256² at 15 %: {cpu_best:.3} s CPU on one thread, {wall_best:.3} s wall on {threads} threads (min of 5)"
+        );
     }
-    println!(
-        "1024 maps of 256² at 15 %: {cpu_best:.3} s CPU on one thread, {wall_best:.3} s wall on {} threads (min of 5)",
-        rayon::current_num_threads()
-    );
     Ok(())
 }

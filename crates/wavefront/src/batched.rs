@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use cuplan_grid::{Cell, Direction, Grid};
 
 use crate::error::Endpoint;
-use crate::{Backend, DistanceMaps, UNREACHABLE, WavefrontError, distance_maps};
+use crate::{Backend, Distance, DistanceMaps, WavefrontError, distance_maps};
 
 /// A 4-connected path: every cell visited, start first, goal last, consecutive cells
 /// 4-adjacent. A query whose start is its goal gives a one-cell path.
@@ -85,20 +85,22 @@ pub fn batched_astar(
         .collect())
 }
 
-/// Follows strictly decreasing distances from `start` to the goal of map `slot`.
-pub(crate) fn descend(
+/// Follows strictly decreasing distances from `start` to the goal of map `slot` (of either
+/// distance type).
+pub(crate) fn descend<D: Distance>(
     grid: &Grid,
-    maps: &DistanceMaps,
+    maps: &DistanceMaps<D>,
     slot: usize,
     start: Cell,
 ) -> Option<GridPath> {
     let map = maps.map_slice(slot)?;
     let width = grid.width() as usize;
     let at = |c: Cell| map[c.y as usize * width + c.x as usize];
-    let mut d = at(start);
-    if d == UNREACHABLE {
+    let d = at(start);
+    if d == D::UNREACHABLE {
         return None;
     }
+    let mut d = d.to_u32();
     let mut cells = Vec::with_capacity(d as usize + 1);
     let mut cur = start;
     cells.push(cur);
@@ -107,9 +109,33 @@ pub(crate) fn descend(
         cur = Direction::STRAIGHT
             .into_iter()
             .filter_map(|dir| cur.step(dir))
-            .find(|&n| grid.contains(n) && at(n) == d - 1)?;
+            .find(|&n| grid.contains(n) && at(n).to_u32() == d - 1)?;
         d -= 1;
         cells.push(cur);
     }
     Some(GridPath { cells })
+}
+
+#[cfg(test)]
+mod tests {
+    use cuplan_grid::generate;
+
+    use super::*;
+    use crate::distance_maps_u16;
+
+    /// Descending a `u16` map walks exactly the path of the `u32` map.
+    #[test]
+    fn descend_walks_u16_maps_like_u32_maps() {
+        let grid = generate::maze(61, 41, 1, 5).unwrap();
+        let queries = generate::random_queries(&grid, 16, 2);
+        let goals: Vec<Cell> = queries.iter().map(|q| q.1).collect();
+        let wide = distance_maps(&grid, &goals, Backend::Cpu).unwrap();
+        let narrow = distance_maps_u16(&grid, &goals, Backend::Cpu).unwrap();
+        for (slot, &(start, _)) in queries.iter().enumerate() {
+            let path = descend(&grid, &narrow, slot, start);
+            assert_eq!(path, descend(&grid, &wide, slot, start));
+            let moves = path.map(|p| p.moves());
+            assert_eq!(moves, wide.get(slot, start));
+        }
+    }
 }

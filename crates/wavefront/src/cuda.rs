@@ -122,7 +122,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::{CpuKernel, DistanceOptions, distance_maps_with};
+    use crate::{CpuKernel, DistanceOptions, distance_maps_in, distance_maps_with};
 
     fn cpu_maps(grid: &Grid, goals: &[Cell]) -> Vec<u32> {
         let options = DistanceOptions {
@@ -273,5 +273,28 @@ mod tests {
             maps.as_array().iter().copied().collect::<Vec<_>>(),
             cpu_maps(&grid, &goals)
         );
+    }
+
+    #[test]
+    fn cuda_u16_maps_equal_cpu_or_report_why_not() {
+        let grid = generate::maze(200, 150, 2, 7).unwrap();
+        let goals: Vec<Cell> = generate::random_queries(&grid, 20, 3)
+            .into_iter()
+            .map(|(_, g)| g)
+            .collect();
+        let options = |backend| DistanceOptions {
+            backend,
+            ..DistanceOptions::default()
+        };
+        let cpu = distance_maps_in::<u16>(&grid, &goals, &options(Backend::Cpu)).unwrap();
+        match distance_maps_in::<u16>(&grid, &goals, &options(Backend::Cuda)) {
+            Ok(gpu) => assert_eq!(gpu, cpu),
+            Err(WavefrontError::BackendUnavailable { reason, .. }) => {
+                eprintln!("no GPU run here: {reason}");
+            }
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+        let auto = distance_maps_in::<u16>(&grid, &goals, &options(Backend::Auto)).unwrap();
+        assert_eq!(auto, cpu);
     }
 }

@@ -10,7 +10,11 @@
 //!   each sweep dilates every frontier word with word shifts (`<< 1`, `>> 1`, carries to the
 //!   neighbouring words, rows above and below), masks with "free and unvisited", and writes
 //!   distance `t` for the new bits.
+//!
+//! The maps store `u32` by default; [`distance_maps_u16`] (or [`distance_maps_in`]`::<u16>`)
+//! stores `u16`, half the memory and bandwidth, and is an error when a distance does not fit.
 
+use std::fmt::Debug;
 use std::sync::Arc;
 
 use cuplan_grid::{Cell, Grid};
@@ -22,6 +26,89 @@ use crate::{Backend, WavefrontError};
 
 /// Distance of a cell from which the goal cannot be reached (or that is blocked).
 pub const UNREACHABLE: u32 = u32::MAX;
+
+/// [`UNREACHABLE`] of `u16` maps ([`distance_maps_u16`]): the largest distance they hold is
+/// one less, 65,534.
+pub const UNREACHABLE_U16: u16 = u16::MAX;
+
+mod sealed {
+    /// Keeps [`Distance`](super::Distance) to the integer types the kernels are built for.
+    pub trait Sealed {
+        /// Narrows CUDA `u32` distances ([`UNREACHABLE`](super::UNREACHABLE) kept as such),
+        /// or gives them back when one does not fit.
+        #[cfg(feature = "cuda")]
+        fn narrow(data: Vec<u32>) -> Result<Vec<Self>, Vec<u32>>
+        where
+            Self: Sized;
+    }
+}
+
+/// The integer type of one distance in [`DistanceMaps`]: `u32` (the default) or `u16`
+/// (half the memory; distances up to 65,534). Sealed: implemented for these two only.
+pub trait Distance: sealed::Sealed + Copy + Send + Sync + Debug + Eq + 'static {
+    /// The value of a cell that cannot reach the goal ([`UNREACHABLE`] / [`UNREACHABLE_U16`]).
+    const UNREACHABLE: Self;
+
+    /// Distance `t` in this type; `t` must be below [`Self::UNREACHABLE`] (larger values are
+    /// truncated, and the builders report them as [`WavefrontError::DistanceOverflow`]).
+    fn from_level(t: u32) -> Self;
+
+    /// The value widened to `u32`. [`UNREACHABLE_U16`] widens to 65,535, not [`UNREACHABLE`]:
+    /// compare with [`Self::UNREACHABLE`] before widening.
+    fn to_u32(self) -> u32;
+}
+
+impl sealed::Sealed for u32 {
+    #[cfg(feature = "cuda")]
+    fn narrow(data: Vec<u32>) -> Result<Vec<u32>, Vec<u32>> {
+        Ok(data)
+    }
+}
+
+impl Distance for u32 {
+    const UNREACHABLE: u32 = UNREACHABLE;
+
+    #[inline(always)]
+    fn from_level(t: u32) -> u32 {
+        t
+    }
+
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self
+    }
+}
+
+impl sealed::Sealed for u16 {
+    #[cfg(feature = "cuda")]
+    fn narrow(data: Vec<u32>) -> Result<Vec<u16>, Vec<u32>> {
+        let fits = |d: u32| d == UNREACHABLE || d < u32::from(UNREACHABLE_U16);
+        if !data.iter().all(|&d| fits(d)) {
+            return Err(data);
+        }
+        Ok(data
+            .iter()
+            .map(|&d| match d {
+                UNREACHABLE => UNREACHABLE_U16,
+                d => d as u16,
+            })
+            .collect())
+    }
+}
+
+impl Distance for u16 {
+    const UNREACHABLE: u16 = UNREACHABLE_U16;
+
+    #[inline(always)]
+    fn from_level(t: u32) -> u16 {
+        t as u16
+    }
+
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        u32::from(self)
+    }
+}
 
 /// Default cap on the bytes of one [`DistanceMaps`] (8 GiB); refuses before allocating.
 pub const DEFAULT_MAX_MAP_BYTES: u128 = 8 << 30;
@@ -36,7 +123,7 @@ pub enum CpuKernel {
     BitFrontier,
 }
 
-/// Options of [`distance_maps_with`].
+/// Options of [`distance_maps_with`] and [`distance_maps_in`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DistanceOptions {
     /// Engine.
@@ -58,18 +145,19 @@ impl Default for DistanceOptions {
 }
 
 /// `n` exact cost-to-go maps: `maps[i, y, x]` is the number of 4-connected unit moves from
-/// cell `(x, y)` to goal `i`, or [`UNREACHABLE`].
+/// cell `(x, y)` to goal `i`, or [`D::UNREACHABLE`](Distance::UNREACHABLE) ([`UNREACHABLE`]
+/// for the default `u32`, [`UNREACHABLE_U16`] for `u16`).
 ///
 /// *Invariants*: the array is `n × height × width` of the grid it was built from; the goal of
 /// map `i` holds 0; every reachable free cell holds one more than its smallest neighbour.
 /// Cloning is cheap (the array sits behind an `Arc`), so the maps can be shared as heuristics.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DistanceMaps {
-    maps: Arc<Array3<u32>>,
+pub struct DistanceMaps<D: Distance = u32> {
+    maps: Arc<Array3<D>>,
     goals: Arc<[Cell]>,
 }
 
-impl DistanceMaps {
+impl<D: Distance> DistanceMaps<D> {
     /// Number of maps (= number of goals).
     pub fn len(&self) -> usize {
         self.goals.len()
@@ -97,16 +185,17 @@ impl DistanceMaps {
         self.maps
             .get((i, cell.y as usize, cell.x as usize))
             .copied()
-            .filter(|&d| d != UNREACHABLE)
+            .filter(|&d| d != D::UNREACHABLE)
+            .map(D::to_u32)
     }
 
     /// Map `i` as a `height × width` view (panics if `i >= len()`, like slice indexing).
-    pub fn map(&self, i: usize) -> ArrayView2<'_, u32> {
+    pub fn map(&self, i: usize) -> ArrayView2<'_, D> {
         self.maps.slice(s![i, .., ..])
     }
 
     /// Map `i` as a row-major slice (`y * width + x`), or `None` when `i` is out of range.
-    pub fn map_slice(&self, i: usize) -> Option<&[u32]> {
+    pub fn map_slice(&self, i: usize) -> Option<&[D]> {
         let (n, h, w) = self.maps.dim();
         if i >= n {
             return None;
@@ -117,13 +206,13 @@ impl DistanceMaps {
     }
 
     /// The whole `n × height × width` array.
-    pub fn as_array(&self) -> &Array3<u32> {
+    pub fn as_array(&self) -> &Array3<D> {
         &self.maps
     }
 
-    /// Bytes held by the distances.
+    /// Bytes held by the distances (`size_of::<D>()` per cell).
     pub fn bytes(&self) -> usize {
-        self.maps.len() * std::mem::size_of::<u32>()
+        self.maps.len() * std::mem::size_of::<D>()
     }
 }
 
@@ -163,12 +252,59 @@ pub fn distance_maps_with(
     goals: &[Cell],
     options: &DistanceOptions,
 ) -> Result<DistanceMaps, WavefrontError> {
+    distance_maps_in::<u32>(grid, goals, options)
+}
+
+/// [`distance_maps`] storing `u16`: half the memory of `u32` maps, for grids whose distances
+/// stay below 65,535 ([`UNREACHABLE_U16`] marks the cells that cannot reach the goal).
+///
+/// Errors: those of [`distance_maps`], maps over [`DEFAULT_MAX_MAP_BYTES`] at 2 bytes a cell,
+/// and [`WavefrontError::DistanceOverflow`] when some distance is 65,535 or more (only
+/// possible on grids with more free cells than that; build `u32` maps there).
+///
+/// ```
+/// use cuplan_grid::{Cell, Grid};
+/// use cuplan_wavefront::{Backend, UNREACHABLE_U16, distance_maps_u16};
+///
+/// let grid = Grid::from_ascii("...\n.@.\n...")?;
+/// let maps = distance_maps_u16(&grid, &[Cell::new(0, 0)], Backend::Cpu)?;
+/// assert_eq!(maps.get(0, Cell::new(2, 2)), Some(4));
+/// assert_eq!(maps.map(0)[[1, 1]], UNREACHABLE_U16);
+/// assert_eq!(maps.bytes(), 9 * 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn distance_maps_u16(
+    grid: &Grid,
+    goals: &[Cell],
+    backend: Backend,
+) -> Result<DistanceMaps<u16>, WavefrontError> {
+    distance_maps_in::<u16>(
+        grid,
+        goals,
+        &DistanceOptions {
+            backend,
+            ..DistanceOptions::default()
+        },
+    )
+}
+
+/// [`distance_maps_with`] storing distances as `D` (`u32` or `u16`, chosen by the caller):
+/// `distance_maps_in::<u32>` is [`distance_maps_with`]. The memory limit counts
+/// `size_of::<D>()` bytes a cell.
+///
+/// Errors: those of [`distance_maps_with`], and [`WavefrontError::DistanceOverflow`] when a
+/// distance does not fit in `D` (a `u16` map holds at most 65,534).
+pub fn distance_maps_in<D: Distance>(
+    grid: &Grid,
+    goals: &[Cell],
+    options: &DistanceOptions,
+) -> Result<DistanceMaps<D>, WavefrontError> {
     for (index, &goal) in goals.iter().enumerate() {
         grid.check_free(goal)
             .map_err(|source| WavefrontError::InvalidGoal { index, source })?;
     }
     let cells = grid.cell_count();
-    let bytes = goals.len() as u128 * cells as u128 * 4;
+    let bytes = goals.len() as u128 * cells as u128 * std::mem::size_of::<D>() as u128;
     if bytes > options.max_bytes {
         return Err(WavefrontError::TooLarge {
             what: "distance maps",
@@ -176,10 +312,20 @@ pub fn distance_maps_with(
             limit: options.max_bytes,
         });
     }
+    // The kernels address cells by 32-bit bit indices into a padded plane.
+    let plane_bytes = OpenBits::bytes_for(grid);
+    if plane_bytes * 8 > u128::from(u32::MAX) {
+        return Err(WavefrontError::TooLarge {
+            what: "open-cell plane (32-bit bit indices)",
+            bytes: plane_bytes,
+            limit: (u128::from(u32::MAX) + 1) / 8,
+        });
+    }
+    let shape = (goals.len(), grid.height() as usize, grid.width() as usize);
     // cuda hook (cuplan-wavefront-gpu, see cuda.rs): the GPU fills the maps when asked and able.
     #[cfg(feature = "cuda")]
     if let Some(data) = crate::cuda::distance_data(options.backend, grid, goals)? {
-        let shape = (goals.len(), grid.height() as usize, grid.width() as usize);
+        let data = D::narrow(data).map_err(|wide| wide_overflow::<D>(&wide, cells))?;
         let maps = Array3::from_shape_vec(shape, data).map_err(|e| WavefrontError::Internal {
             reason: format!("CUDA distance map shape {shape:?}: {e}"),
         })?;
@@ -191,8 +337,10 @@ pub fn distance_maps_with(
     // end cuda hook
     let Resolved::Cpu = options.backend.resolve()?;
     // Zeroed allocations are mapped lazily by the OS; each kernel fills its own maps.
-    let mut data = vec![0u32; goals.len() * cells];
+    let mut data = vec![D::from_level(0); goals.len() * cells];
     advise_huge_pages(&data);
+    // The largest distance of each map, checked against `D` once the kernels are done.
+    let mut levels = vec![0u32; goals.len()];
     if cells > 0 {
         let template = OpenBits::new(grid);
         match options.kernel {
@@ -200,20 +348,31 @@ pub fn distance_maps_with(
                 let geo = Geometry::new(&template, grid);
                 data.par_chunks_mut(2 * cells)
                     .zip(goals.par_chunks(2))
+                    .zip(levels.par_chunks_mut(2))
                     .for_each_init(
                         || (Lane::new(), Lane::new()),
-                        |lanes, (out, pair)| queue_bfs(lanes, &template, geo, pair, out),
+                        |lanes, ((out, pair), top)| {
+                            queue_bfs(lanes, &template, geo, pair, out, top);
+                        },
                     );
             }
             CpuKernel::BitFrontier => data
                 .par_chunks_mut(cells)
                 .zip(goals.par_iter())
-                .for_each_init(FrontierScratch::new, |scratch, (out, &goal)| {
-                    scratch.run(&template, grid, goal, out)
+                .zip(levels.par_iter_mut())
+                .for_each_init(FrontierScratch::new, |scratch, ((out, &goal), top)| {
+                    *top = scratch.run(&template, grid, goal, out);
                 }),
         }
     }
-    let shape = (goals.len(), grid.height() as usize, grid.width() as usize);
+    // A distance is at most the number of free cells less one, so most grids cannot overflow.
+    let limit = D::UNREACHABLE.to_u32();
+    if grid.free_count() > u64::from(limit)
+        && let Some((goal_index, &max_distance)) =
+            levels.iter().enumerate().find(|&(_, &l)| l >= limit)
+    {
+        return Err(overflow::<D>(goal_index, max_distance));
+    }
     let maps = Array3::from_shape_vec(shape, data).map_err(|e| WavefrontError::Internal {
         reason: format!("distance map shape {shape:?}: {e}"),
     })?;
@@ -221,6 +380,29 @@ pub fn distance_maps_with(
         maps: Arc::new(maps),
         goals: goals.into(),
     })
+}
+
+/// The error for a map of goal `goal_index` whose distances reach `max_distance`, beyond `D`.
+fn overflow<D: Distance>(goal_index: usize, max_distance: u32) -> WavefrontError {
+    WavefrontError::DistanceOverflow {
+        goal_index,
+        max_distance,
+        limit: D::UNREACHABLE.to_u32() - 1,
+    }
+}
+
+/// The error for `u32` maps (`cells` each) that do not fit `D`: the first map with a distance
+/// past `D`, and its largest distance.
+#[cfg(feature = "cuda")]
+fn wide_overflow<D: Distance>(wide: &[u32], cells: usize) -> WavefrontError {
+    let limit = D::UNREACHABLE.to_u32();
+    let (goal_index, max_distance) = wide
+        .chunks(cells.max(1))
+        .map(|map| map.iter().filter(|&&d| d != UNREACHABLE).max())
+        .enumerate()
+        .find_map(|(i, top)| top.filter(|&&d| d >= limit).map(|&d| (i, d)))
+        .unwrap_or((0, limit));
+    overflow::<D>(goal_index, max_distance)
 }
 
 /// The open (free) cells of a grid as bits, rows padded to a power-of-two pitch so a bit
@@ -232,6 +414,12 @@ struct OpenBits {
 }
 
 impl OpenBits {
+    /// Bytes of the plane [`OpenBits::new`] would build for `grid`.
+    fn bytes_for(grid: &Grid) -> u128 {
+        let plane = grid.rows();
+        plane.stride().next_power_of_two() as u128 * plane.stored_rows() as u128 * 8
+    }
+
     fn new(grid: &Grid) -> OpenBits {
         let plane = grid.rows();
         let stride = plane.stride();
@@ -318,7 +506,7 @@ impl Lane {
 
     /// Dequeues one cell, writes its distance and enqueues its fresh neighbours.
     #[inline(always)]
-    fn expand_one(&mut self, geo: Geometry, out: &mut [u32]) {
+    fn expand_one<D: Distance>(&mut self, geo: Geometry, out: &mut [D]) {
         if self.head == self.level_end {
             if self.head > 0 {
                 self.t += 1;
@@ -331,48 +519,113 @@ impl Lane {
             }
         }
         let mask = self.ring.len() - 1;
-        let (open, ring) = (&mut self.open[..], &mut self.ring[..]);
-        let mut tail = self.tail;
-        let p = ring[self.head & mask] as usize;
+        let p = self.ring[self.head & mask] as usize;
         self.head += 1;
-        out[geo.out_index(p)] = self.t;
-        let b = p & 63;
-        if b.wrapping_sub(1) < 62 {
-            // Both horizontal neighbours share p's word: one read-modify-write for two, so
-            // the second does not wait on the first's store.
-            let word = &mut open[p >> 6];
-            let pair = 0b101u64 << (b - 1);
-            let fresh = *word & pair;
-            *word &= !pair;
-            ring[tail & mask] = (p - 1) as u32;
-            tail += usize::from(fresh >> (b - 1) & 1 != 0);
-            ring[tail & mask] = (p + 1) as u32;
-            tail += usize::from(fresh >> (b + 1) & 1 != 0);
-        } else {
-            claim(open, ring, mask, &mut tail, p - 1);
-            claim(open, ring, mask, &mut tail, p + 1);
+        let (open, ring) = (&mut self.open[..], &mut self.ring[..]);
+        visit(open, ring, mask, &mut self.tail, geo, p);
+        out[geo.out_index(p)] = D::from_level(self.t);
+    }
+
+    /// Completes a search whose partner lane has finished: the current level cell by cell,
+    /// the rest with [`Lane::run_split`]. Leaves `t` at the largest distance.
+    fn finish_alone<D: Distance>(&mut self, geo: Geometry, out: &mut [D]) {
+        while self.busy() && self.head != self.level_end {
+            self.expand_one(geo, out);
         }
-        claim(open, ring, mask, &mut tail, p - geo.pitch_bits);
-        claim(open, ring, mask, &mut tail, p + geo.pitch_bits);
-        self.tail = tail;
+        if self.busy() {
+            self.run_split(geo, out, self.t + 1);
+        }
+    }
+
+    /// Runs the rest of a search alone from a level boundary (`first_level` is the distance
+    /// of the cells queued now), each level visited as two interleaved halves: cells far
+    /// apart in the queue touch different words, so the two halves' read-modify-write chains
+    /// overlap as two goals' do in [`queue_bfs`]. Order within a level does not change any
+    /// distance. Leaves `t` at the largest distance.
+    fn run_split<D: Distance>(&mut self, geo: Geometry, out: &mut [D], first_level: u32) {
+        let mut t = first_level;
+        while self.head < self.tail {
+            let (start, end) = (self.head, self.tail);
+            let need = 4 * (end - start) + 4;
+            if need > self.ring.len() {
+                grow_ring(&mut self.ring, start, end, need);
+            }
+            let mask = self.ring.len() - 1;
+            let (open, ring) = (&mut self.open[..], &mut self.ring[..]);
+            let d = D::from_level(t);
+            let mid = start + (end - start) / 2;
+            let mut tail = end;
+            // `end - mid >= mid - start`: the second half has the odd cell, if any.
+            for k in start..mid {
+                let (p, q) = (
+                    ring[k & mask] as usize,
+                    ring[(k - start + mid) & mask] as usize,
+                );
+                out[geo.out_index(p)] = d;
+                out[geo.out_index(q)] = d;
+                visit(open, ring, mask, &mut tail, geo, p);
+                visit(open, ring, mask, &mut tail, geo, q);
+            }
+            if (end - start) % 2 == 1 {
+                let q = ring[(end - 1) & mask] as usize;
+                out[geo.out_index(q)] = d;
+                visit(open, ring, mask, &mut tail, geo, q);
+            }
+            (self.head, self.tail) = (end, tail);
+            t += 1;
+        }
+        self.t = t.saturating_sub(1).max(first_level);
+        self.level_end = self.head;
     }
 }
 
-/// Fills the maps of up to two goals (`out` holds one map per goal), interleaving them.
-fn queue_bfs(
+/// Claims the four neighbours of bit `p` and enqueues the fresh ones at `tail`.
+#[inline(always)]
+fn visit(
+    open: &mut [u64],
+    ring: &mut [u32],
+    mask: usize,
+    tail: &mut usize,
+    geo: Geometry,
+    p: usize,
+) {
+    let b = p & 63;
+    if b.wrapping_sub(1) < 62 {
+        // Both horizontal neighbours share p's word: one read-modify-write for two, so
+        // the second does not wait on the first's store.
+        let word = &mut open[p >> 6];
+        let pair = 0b101u64 << (b - 1);
+        let fresh = *word & pair;
+        *word &= !pair;
+        ring[*tail & mask] = (p - 1) as u32;
+        *tail += usize::from(fresh >> (b - 1) & 1 != 0);
+        ring[*tail & mask] = (p + 1) as u32;
+        *tail += usize::from(fresh >> (b + 1) & 1 != 0);
+    } else {
+        claim(open, ring, mask, tail, p - 1);
+        claim(open, ring, mask, tail, p + 1);
+    }
+    claim(open, ring, mask, tail, p - geo.pitch_bits);
+    claim(open, ring, mask, tail, p + geo.pitch_bits);
+}
+
+/// Fills the maps of up to two goals (`out` holds one map per goal), interleaving them, and
+/// stores each map's largest distance in `levels` (one per goal).
+fn queue_bfs<D: Distance>(
     lanes: &mut (Lane, Lane),
     template: &OpenBits,
     geo: Geometry,
     goals: &[Cell],
-    out: &mut [u32],
+    out: &mut [D],
+    levels: &mut [u32],
 ) {
     let cells = out.len() / goals.len().max(1);
     let (out_a, out_b) = out.split_at_mut(cells.min(out.len()));
     let (a, b) = (&mut lanes.0, &mut lanes.1);
     // Filling first also faults the fresh pages in sequentially, which measured faster than
     // leaving the zeroed buffer to be first touched in BFS order (`examples/bfs_timing.rs`).
-    out_a.fill(UNREACHABLE);
-    out_b.fill(UNREACHABLE);
+    out_a.fill(D::UNREACHABLE);
+    out_b.fill(D::UNREACHABLE);
     match *goals {
         [ga, gb] => {
             a.start(template, geo, ga);
@@ -381,15 +634,17 @@ fn queue_bfs(
                 a.expand_one(geo, out_a);
                 b.expand_one(geo, out_b);
             }
-            while b.busy() {
-                b.expand_one(geo, out_b);
-            }
+            b.finish_alone(geo, out_b);
+            a.finish_alone(geo, out_a);
+            levels[0] = a.t;
+            levels[1] = b.t;
         }
-        [ga] => a.start(template, geo, ga),
-        _ => return,
-    }
-    while a.busy() {
-        a.expand_one(geo, out_a);
+        [ga] => {
+            a.start(template, geo, ga);
+            a.run_split(geo, out_a, 0);
+            levels[0] = a.t;
+        }
+        _ => {}
     }
 }
 
@@ -437,17 +692,24 @@ impl FrontierScratch {
         }
     }
 
-    fn run(&mut self, template: &OpenBits, grid: &Grid, goal: Cell, out: &mut [u32]) {
+    /// Fills the map of `goal` and returns its largest distance.
+    fn run<D: Distance>(
+        &mut self,
+        template: &OpenBits,
+        grid: &Grid,
+        goal: Cell,
+        out: &mut [D],
+    ) -> u32 {
         self.open.clear();
         self.open.extend_from_slice(&template.words);
         self.next.resize(template.words.len(), 0);
-        out.fill(UNREACHABLE);
+        out.fill(D::UNREACHABLE);
         let word_shift = template.shift - 6;
         let pitch = 1usize << word_shift;
         let width = grid.width() as usize;
         let g = ((goal.y as usize + 1) << template.shift) | (goal.x as usize + 1);
         self.open[g >> 6] &= !(1u64 << (g & 63));
-        out[goal.y as usize * width + goal.x as usize] = 0;
+        out[goal.y as usize * width + goal.x as usize] = D::from_level(0);
         self.frontier.clear();
         self.frontier.push(((g >> 6) as u32, 1u64 << (g & 63)));
         let mut t = 0u32;
@@ -456,6 +718,8 @@ impl FrontierScratch {
             self.gather(pitch);
             self.commit(word_shift, width, t, out);
         }
+        // The last sweep found nothing.
+        t - 1
     }
 
     /// Adds every frontier word's dilation (masked by `open`) to `next`, listing touched words.
@@ -489,9 +753,10 @@ impl FrontierScratch {
     }
 
     /// Moves the gathered bits into the frontier, marks them reached and writes distance `t`.
-    fn commit(&mut self, word_shift: u32, width: usize, t: u32, out: &mut [u32]) {
+    fn commit<D: Distance>(&mut self, word_shift: u32, width: usize, t: u32, out: &mut [D]) {
         self.frontier.clear();
         let pitch_mask = (1usize << word_shift) - 1;
+        let d = D::from_level(t);
         for &i in &self.touched {
             let i = i as usize;
             let bits = std::mem::take(&mut self.next[i]);
@@ -503,7 +768,7 @@ impl FrontierScratch {
             let mut rest = bits;
             while rest != 0 {
                 let b = rest.trailing_zeros() as usize;
-                out[base + b - 1] = t;
+                out[base + b - 1] = d;
                 rest &= rest - 1;
             }
         }
@@ -532,3 +797,27 @@ fn advise_huge_pages<T>(buffer: &[T]) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages<T>(_buffer: &[T]) {}
+
+#[cfg(all(test, feature = "cuda"))]
+mod tests {
+    use super::sealed::Sealed;
+    use super::*;
+
+    /// The CUDA maps' conversion: unreachable kept, a distance past `u16` refused and named.
+    #[test]
+    fn narrowing_keeps_unreachable_and_refuses_overflow() {
+        let fits = vec![0, 65_534, UNREACHABLE];
+        assert_eq!(u16::narrow(fits), Ok(vec![0, 65_534, UNREACHABLE_U16]));
+        assert_eq!(u32::narrow(vec![7, UNREACHABLE]), Ok(vec![7, UNREACHABLE]));
+        let wide = vec![0, 1, UNREACHABLE, 0, 70_000, 65_535, 0, 1, 2];
+        assert_eq!(u16::narrow(wide.clone()), Err(wide.clone()));
+        assert_eq!(
+            wide_overflow::<u16>(&wide, 3),
+            WavefrontError::DistanceOverflow {
+                goal_index: 1,
+                max_distance: 70_000,
+                limit: 65_534,
+            }
+        );
+    }
+}

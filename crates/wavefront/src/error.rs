@@ -88,6 +88,20 @@ pub enum WavefrontError {
         /// The limit in force.
         limit: u128,
     },
+    /// A distance too large for the maps' integer type (a `u16` map of
+    /// [`distance_maps_u16`](crate::distance_maps_u16) holds at most 65,534).
+    #[error(
+        "goal {goal_index}: distances reach {max_distance}, over the {limit} these maps can \
+         hold; build u32 maps (distance_maps, distance_maps_with) instead"
+    )]
+    DistanceOverflow {
+        /// Index of the first goal whose map does not fit.
+        goal_index: usize,
+        /// The largest distance in that map.
+        max_distance: u32,
+        /// The largest distance the maps can hold.
+        limit: u32,
+    },
     /// A reservation table or constraint set that does not fit the grid or the search.
     #[error(transparent)]
     Reservation(#[from] ReservationError),

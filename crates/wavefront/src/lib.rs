@@ -11,7 +11,9 @@
 //!   `u32` ([`UNREACHABLE`] where no path exists), shared cheaply behind an `Arc`; they double
 //!   as the perfect heuristic other solvers (MAPF) reuse. Two CPU kernels ([`CpuKernel`]): a
 //!   branch-free queue BFS (default, faster in `benches/distance.rs`) and a bit-packed
-//!   frontier dilated by word shifts.
+//!   frontier dilated by word shifts. [`distance_maps_u16`] (or [`distance_maps_in`] with
+//!   `u16`) stores `u16` instead ([`UNREACHABLE_U16`]): half the memory, and an error
+//!   ([`WavefrontError::DistanceOverflow`]) rather than a wrong value past 65,534 moves.
 //! - [`batched_astar`] → `Vec<Option<GridPath>>`: optimal paths by gradient descent on the
 //!   maps, O(path length) per query; queries sharing a goal share a map.
 //! - [`space_time_astar`] / [`space_time_search`] (with a [`SpaceTimeQuery`]: heuristic map,
@@ -63,8 +65,8 @@ mod spacetime;
 pub use backend::Backend;
 pub use batched::{GridPath, batched_astar};
 pub use distance::{
-    CpuKernel, DEFAULT_MAX_MAP_BYTES, DistanceMaps, DistanceOptions, UNREACHABLE, distance_maps,
-    distance_maps_with,
+    CpuKernel, DEFAULT_MAX_MAP_BYTES, Distance, DistanceMaps, DistanceOptions, UNREACHABLE,
+    UNREACHABLE_U16, distance_maps, distance_maps_in, distance_maps_u16, distance_maps_with,
 };
 pub use error::{Endpoint, WavefrontError};
 pub use spacetime::{

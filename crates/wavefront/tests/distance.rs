@@ -3,20 +3,34 @@
 mod common;
 
 use common::{arb_grid, bfs, pick, pick_free};
-use cuplan_grid::{Cell, Grid};
+use cuplan_grid::{Cell, Grid, generate};
 use cuplan_wavefront::{
-    Backend, CpuKernel, DistanceOptions, UNREACHABLE, WavefrontError, batched_astar, distance_maps,
+    Backend, CpuKernel, Distance, DistanceMaps, DistanceOptions, UNREACHABLE, UNREACHABLE_U16,
+    WavefrontError, batched_astar, distance_maps, distance_maps_in, distance_maps_u16,
     distance_maps_with,
 };
+use ndarray::Array2;
 use proptest::prelude::*;
 
-fn check_maps(grid: &Grid, goals: &[Cell], kernel: CpuKernel) {
-    let options = DistanceOptions {
+fn cpu_options(kernel: CpuKernel) -> DistanceOptions {
+    DistanceOptions {
         backend: Backend::Cpu,
         kernel,
         ..DistanceOptions::default()
-    };
-    let maps = distance_maps_with(grid, goals, &options).unwrap();
+    }
+}
+
+fn check_maps(grid: &Grid, goals: &[Cell], kernel: CpuKernel) {
+    let maps = distance_maps_with(grid, goals, &cpu_options(kernel)).unwrap();
+    check_against_bfs(grid, goals, &maps, kernel);
+}
+
+fn check_against_bfs<D: Distance>(
+    grid: &Grid,
+    goals: &[Cell],
+    maps: &DistanceMaps<D>,
+    kernel: CpuKernel,
+) {
     assert_eq!(maps.len(), goals.len());
     assert_eq!(maps.goals(), goals);
     for (i, &goal) in goals.iter().enumerate() {
@@ -28,7 +42,7 @@ fn check_maps(grid: &Grid, goals: &[Cell], kernel: CpuKernel) {
                 assert_eq!(maps.get(i, c), w, "kernel {kernel:?} goal {goal} cell {c}");
                 assert_eq!(
                     maps.map(i)[[y as usize, x as usize]],
-                    w.unwrap_or(UNREACHABLE)
+                    w.map_or(D::UNREACHABLE, D::from_level)
                 );
             }
         }
@@ -43,6 +57,17 @@ proptest! {
         let goals: Vec<Cell> = picks.iter().filter_map(|&(fx, fy)| pick_free(&grid, fx, fy)).collect();
         check_maps(&grid, &goals, CpuKernel::Queue);
         check_maps(&grid, &goals, CpuKernel::BitFrontier);
+    }
+
+    #[test]
+    fn u16_maps_match_bfs(grid in arb_grid(), picks in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0), 0..4)) {
+        let goals: Vec<Cell> = picks.iter().filter_map(|&(fx, fy)| pick_free(&grid, fx, fy)).collect();
+        let maps = distance_maps_u16(&grid, &goals, Backend::Cpu).unwrap();
+        check_against_bfs(&grid, &goals, &maps, CpuKernel::default());
+        for kernel in [CpuKernel::Queue, CpuKernel::BitFrontier] {
+            let maps = distance_maps_in::<u16>(&grid, &goals, &cpu_options(kernel)).unwrap();
+            check_against_bfs(&grid, &goals, &maps, kernel);
+        }
     }
 
     #[test]
@@ -161,4 +186,130 @@ fn maps_are_cheap_to_clone_and_sized() {
     assert_eq!(maps.as_array().dim(), (2, 4, 5));
     assert_eq!(maps.get(1, Cell::new(0, 0)), Some(7));
     assert_eq!(maps.get(2, Cell::new(0, 0)), None);
+}
+
+#[test]
+fn u16_and_u32_maps_agree_on_a_random_256_grid() {
+    let grid = generate::random(256, 256, 0.2, 11).unwrap();
+    let goals: Vec<Cell> = generate::random_queries(&grid, 7, 3)
+        .into_iter()
+        .map(|q| q.1)
+        .collect();
+    for kernel in [CpuKernel::Queue, CpuKernel::BitFrontier] {
+        let wide = distance_maps_with(&grid, &goals, &cpu_options(kernel)).unwrap();
+        let narrow = distance_maps_in::<u16>(&grid, &goals, &cpu_options(kernel)).unwrap();
+        assert_eq!(narrow.goals(), wide.goals());
+        assert_eq!(narrow.as_array().dim(), wide.as_array().dim());
+        assert_eq!(narrow.bytes() * 2, wide.bytes());
+        let mut reachable = 0;
+        for (&n, &w) in narrow.as_array().iter().zip(wide.as_array()) {
+            if w == UNREACHABLE {
+                assert_eq!(n, UNREACHABLE_U16, "kernel {kernel:?}");
+            } else {
+                assert_eq!(u32::from(n), w, "kernel {kernel:?}");
+                reachable += 1;
+            }
+        }
+        assert!(reachable > 7 * 256 * 256 / 2, "{reachable}");
+    }
+}
+
+/// A `side × side` serpentine: every odd row is a wall with one gap, alternately at the right
+/// and the left end, so the one corridor from the top left corner is about `side² / 2` long.
+fn serpentine(side: usize) -> Grid {
+    let free = Array2::from_shape_fn((side, side), |(y, x)| {
+        y % 2 == 0 || x == if y % 4 == 1 { side - 1 } else { 0 }
+    });
+    Grid::from_array(&free).unwrap()
+}
+
+#[test]
+fn u16_maps_refuse_distances_past_65534() {
+    let grid = serpentine(400);
+    let (middle, corner) = (Cell::new(200, 200), Cell::new(0, 0));
+    let wide = distance_maps(&grid, &[middle, corner], Backend::Cpu).unwrap();
+    let longest = |i: usize| {
+        wide.map(i)
+            .iter()
+            .copied()
+            .filter(|&d| d != UNREACHABLE)
+            .max()
+            .unwrap()
+    };
+    assert!(longest(0) < 65_535, "{}", longest(0));
+    assert!(longest(1) > 65_535, "{}", longest(1));
+    for kernel in [CpuKernel::Queue, CpuKernel::BitFrontier] {
+        let options = cpu_options(kernel);
+        // The middle goal fits; the corner goal (a lone lane, and the second of a pair) does not.
+        assert!(distance_maps_in::<u16>(&grid, &[middle], &options).is_ok());
+        for (goals, goal_index) in [(vec![corner], 0), (vec![middle, corner], 1)] {
+            let err = distance_maps_in::<u16>(&grid, &goals, &options).unwrap_err();
+            assert_eq!(
+                err,
+                WavefrontError::DistanceOverflow {
+                    goal_index,
+                    max_distance: longest(1),
+                    limit: 65_534,
+                },
+                "kernel {kernel:?}"
+            );
+            assert!(err.to_string().contains("u32"), "{err}");
+        }
+    }
+    let err = distance_maps_u16(&grid, &[corner], Backend::Cpu).unwrap_err();
+    assert!(
+        matches!(err, WavefrontError::DistanceOverflow { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn u16_maps_hold_exactly_up_to_65534() {
+    for kernel in [CpuKernel::Queue, CpuKernel::BitFrontier] {
+        let options = cpu_options(kernel);
+        let fits = Grid::open(65_535, 1).unwrap();
+        let maps = distance_maps_in::<u16>(&fits, &[Cell::new(0, 0)], &options).unwrap();
+        assert_eq!(maps.get(0, Cell::new(65_534, 0)), Some(65_534));
+        let over = Grid::open(65_536, 1).unwrap();
+        let err = distance_maps_in::<u16>(&over, &[Cell::new(0, 0)], &options).unwrap_err();
+        assert_eq!(
+            err,
+            WavefrontError::DistanceOverflow {
+                goal_index: 0,
+                max_distance: 65_535,
+                limit: 65_534,
+            }
+        );
+    }
+}
+
+#[test]
+fn memory_limit_counts_two_bytes_per_u16_cell() {
+    let grid = Grid::open(1000, 1000).unwrap();
+    let options = DistanceOptions {
+        max_bytes: 3_000_000,
+        ..DistanceOptions::default()
+    };
+    let goal = [Cell::new(0, 0)];
+    let maps = distance_maps_in::<u16>(&grid, &goal, &options).unwrap();
+    assert_eq!(maps.bytes(), 2_000_000);
+    assert!(matches!(
+        distance_maps_with(&grid, &goal, &options),
+        Err(WavefrontError::TooLarge {
+            bytes: 4_000_000,
+            ..
+        })
+    ));
+    let tight = DistanceOptions {
+        max_bytes: 1 << 20,
+        ..options
+    };
+    assert!(matches!(
+        distance_maps_in::<u16>(&grid, &goal, &tight),
+        Err(WavefrontError::TooLarge {
+            bytes: 2_000_000,
+            limit: 1_048_576,
+            ..
+        })
+    ));
 }

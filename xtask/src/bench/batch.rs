@@ -1,12 +1,13 @@
 //! `cargo xtask bench batch`: distance maps (the batched wavefront) on generated and MAPF maps,
-//! each CPU kernel, with the Python cuplan package as an optional peer.
+//! each CPU kernel, `u32` maps (or `u16` with `--u16`), with the Python cuplan package as an
+//! optional peer.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use cuplan::grid::{Cell, Grid, generate};
 use cuplan::wavefront::{
-    Backend, CpuKernel, DistanceMaps, DistanceOptions, UNREACHABLE, distance_maps_with,
+    Backend, CpuKernel, Distance, DistanceMaps, DistanceOptions, distance_maps_in,
 };
 
 use super::pypeer::PyPeer;
@@ -18,6 +19,8 @@ pub(crate) struct BatchRow {
     cells: usize,
     goals: usize,
     kernel: String,
+    /// Integer type of the distances: `u32` or `u16`.
+    distance: &'static str,
     threads: usize,
     seconds: f64,
     maps_per_s: f64,
@@ -32,6 +35,8 @@ pub(crate) struct BatchPlan<'a> {
     pub(crate) mapf_maps: Option<&'a Path>,
     pub(crate) threads: usize,
     pub(crate) peer: Option<&'a PyPeer>,
+    /// Build `u16` maps instead of `u32`.
+    pub(crate) u16: bool,
 }
 
 pub(crate) fn run(plan: &BatchPlan<'_>) -> anyhow::Result<Vec<BatchRow>> {
@@ -73,14 +78,15 @@ pub(crate) fn run(plan: &BatchPlan<'_>) -> anyhow::Result<Vec<BatchRow>> {
                     kernel,
                     ..DistanceOptions::default()
                 };
-                let (seconds, maps) = pool.install(|| {
-                    best_of(grid.cell_count() * n, || {
-                        distance_maps_with(grid, &goals, &options)
-                    })
-                })?;
+                let want_sum = peer.is_some();
+                let (seconds, sum) = if plan.u16 {
+                    pool.install(|| measure::<u16>(grid, &goals, &options, want_sum))?
+                } else {
+                    pool.install(|| measure::<u32>(grid, &goals, &options, want_sum))?
+                };
                 if let Some((_, checksum)) = peer {
                     anyhow::ensure!(
-                        checksum == finite_sum(&maps),
+                        Some(checksum) == sum,
                         "{name}: the Python peer's distances differ from ours"
                     );
                 }
@@ -90,6 +96,7 @@ pub(crate) fn run(plan: &BatchPlan<'_>) -> anyhow::Result<Vec<BatchRow>> {
                     cells: grid.cell_count(),
                     goals: n,
                     kernel: format!("{kernel:?}"),
+                    distance: if plan.u16 { "u16" } else { "u32" },
                     threads: plan.threads,
                     seconds: secs,
                     maps_per_s: n as f64 / secs,
@@ -115,6 +122,19 @@ fn spread_goals(grid: &Grid, n: usize) -> Vec<Cell> {
         .collect()
 }
 
+/// Best time of building `D` maps, and the sum of their finite distances when `want_sum`.
+fn measure<D: Distance>(
+    grid: &Grid,
+    goals: &[Cell],
+    options: &DistanceOptions,
+    want_sum: bool,
+) -> anyhow::Result<(Duration, Option<u64>)> {
+    let (seconds, maps) = best_of(grid.cell_count() * goals.len(), || {
+        distance_maps_in::<D>(grid, goals, options)
+    })?;
+    Ok((seconds, want_sum.then(|| finite_sum(&maps))))
+}
+
 /// Best time of a few runs (fewer for big jobs), and the last result.
 fn best_of<T, E: std::fmt::Display>(
     work: usize,
@@ -138,26 +158,36 @@ fn best_of<T, E: std::fmt::Display>(
     Ok((best, last.expect("at least one run")))
 }
 
-fn finite_sum(maps: &DistanceMaps) -> u64 {
+fn finite_sum<D: Distance>(maps: &DistanceMaps<D>) -> u64 {
     maps.as_array()
         .iter()
-        .filter(|&&d| d != UNREACHABLE)
-        .map(|&d| u64::from(d))
+        .filter(|&&d| d != D::UNREACHABLE)
+        .map(|&d| u64::from(d.to_u32()))
         .sum()
 }
 
 pub(crate) fn table(rows: &[BatchRow]) -> String {
     let mut out = format!(
-        "{:<22} {:>9} {:>6} {:>12} {:>8} {:>11} {:>12} {:>12} {:>9}\n",
-        "map", "cells", "goals", "kernel", "time s", "maps/s", "ns/cell/core", "peer s", "× peer"
+        "{:<22} {:>9} {:>6} {:>12} {:>5} {:>8} {:>11} {:>12} {:>12} {:>9}\n",
+        "map",
+        "cells",
+        "goals",
+        "kernel",
+        "dist",
+        "time s",
+        "maps/s",
+        "ns/cell/core",
+        "peer s",
+        "× peer"
     );
     for r in rows {
         out += &format!(
-            "{:<22} {:>9} {:>6} {:>12} {:>8.4} {:>11.1} {:>12.3} {:>12} {:>9}\n",
+            "{:<22} {:>9} {:>6} {:>12} {:>5} {:>8.4} {:>11.1} {:>12.3} {:>12} {:>9}\n",
             r.map,
             r.cells,
             r.goals,
             r.kernel,
+            r.distance,
             r.seconds,
             r.maps_per_s,
             r.ns_per_cell_core,

@@ -12,16 +12,33 @@ use super::suite::{BenchMap, Query};
 /// Something the benchmark can time: one of ours, or the peer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Engine {
+    /// One of ours with a dense node table ([`Searcher::new`]).
     Cuplan(Algorithm),
+    /// One of ours with the two-level node table ([`Searcher::paged`]), named `ALGO+paged`.
+    CuplanPaged(Algorithm),
     PeerAstar,
 }
 
 impl Engine {
     pub(crate) const PEER_NAME: &'static str = "pathfinding-astar";
+    const PAGED_SUFFIX: &'static str = "+paged";
+    /// `ALGO+paged` for each of [`Algorithm::ALL`], in that order.
+    const PAGED_NAMES: [&'static str; Algorithm::ALL.len()] = [
+        "astar+paged",
+        "jps+paged",
+        "jps-bit+paged",
+        "jps-bitprune+paged",
+        "jps-bitpre+paged",
+        "jps-bitprunepre+paged",
+    ];
 
     pub(crate) fn name(self) -> &'static str {
         match self {
             Engine::Cuplan(a) => a.name(),
+            Engine::CuplanPaged(a) => {
+                let i = Algorithm::ALL.iter().position(|&b| b == a).unwrap_or(0);
+                Engine::PAGED_NAMES[i]
+            }
             Engine::PeerAstar => Engine::PEER_NAME,
         }
     }
@@ -30,9 +47,25 @@ impl Engine {
         if name == Engine::PEER_NAME {
             return Ok(Engine::PeerAstar);
         }
-        Ok(Engine::Cuplan(
-            name.parse().map_err(|e| anyhow::anyhow!("{e}"))?,
-        ))
+        let algorithm = |n: &str| n.parse().map_err(|e| anyhow::anyhow!("{e}"));
+        match name.strip_suffix(Engine::PAGED_SUFFIX) {
+            Some(base) => Ok(Engine::CuplanPaged(algorithm(base)?)),
+            None => Ok(Engine::Cuplan(algorithm(name)?)),
+        }
+    }
+
+    fn algorithm(self) -> Option<Algorithm> {
+        match self {
+            Engine::Cuplan(a) | Engine::CuplanPaged(a) => Some(a),
+            Engine::PeerAstar => None,
+        }
+    }
+
+    fn new_searcher(self) -> Searcher {
+        match self {
+            Engine::CuplanPaged(_) => Searcher::paged(),
+            _ => Searcher::new(),
+        }
     }
 }
 
@@ -82,11 +115,11 @@ pub(crate) fn run_map(
     pool: &rayon::ThreadPool,
 ) -> anyhow::Result<MapRun> {
     let rss_before_kb = rss_kb();
-    let planner = match engine {
-        Engine::Cuplan(a) => {
+    let planner = match engine.algorithm() {
+        Some(a) => {
             Some(Planner::new(&map.grid, a).map_err(|e| anyhow::anyhow!("{}: {e}", map.name))?)
         }
-        Engine::PeerAstar => None,
+        None => None,
     };
     // Only building tables counts as preprocessing; the grid's cached components do not.
     let preprocess = planner
@@ -102,7 +135,8 @@ pub(crate) fn run_map(
             None => pathfinding_astar(&map.grid, q.start, q.goal),
         })
     };
-    let mut searcher = Searcher::new();
+    let new_searcher = || engine.new_searcher();
+    let mut searcher = new_searcher();
     for q in map.queries.iter().take(WARM_UP) {
         answer(&mut searcher, q)?;
     }
@@ -129,7 +163,7 @@ pub(crate) fn run_map(
         pool.install(|| {
             map.queries
                 .par_iter()
-                .map_init(Searcher::new, time_one)
+                .map_init(new_searcher, time_one)
                 .collect::<anyhow::Result<Vec<_>>>()
         })?
     };

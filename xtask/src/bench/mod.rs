@@ -56,6 +56,10 @@ pub(crate) struct Args {
     /// Use every N-th query only.
     #[arg(long, default_value_t = 1)]
     every: usize,
+    /// Only queries whose optimal length is at most L (short, NPC-style queries; applied after
+    /// --every / --per-map).
+    #[arg(long, value_name = "L")]
+    max_length: Option<f64>,
     /// With --data: about N queries per map, every k-th with k = queries / N + 1 (the sampling
     /// of `../shared/notes/jps-targets.md`). Overrides --every.
     #[arg(long, value_name = "N")]
@@ -100,6 +104,9 @@ pub(crate) struct Args {
     /// Batch suite: numbers of goals (distance maps) per run.
     #[arg(long, value_delimiter = ',', default_value = "1,64,1024")]
     batch_goals: Vec<usize>,
+    /// Batch suite: build u16 distance maps instead of u32 (same checksum against the peer).
+    #[arg(long = "u16")]
+    batch_u16: bool,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
@@ -139,6 +146,7 @@ fn run_batch(args: &Args) -> anyhow::Result<()> {
         mapf_maps: mapf_maps.as_deref(),
         threads: args.threads.max(1),
         peer: peer.as_ref(),
+        u16: args.batch_u16,
     };
     let rows = batch::run(&plan)?;
     print!("{}", batch::table(&rows));
@@ -226,6 +234,8 @@ fn run_grid(args: &Args) -> anyhow::Result<()> {
             maps
         }
     };
+    let maps = keep_short_queries(maps, args.max_length);
+    anyhow::ensure!(!maps.is_empty(), "no query left under --max-length");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.max(1))
         .build()?;
@@ -242,6 +252,21 @@ fn run_grid(args: &Args) -> anyhow::Result<()> {
     let rows = report::rows(&runs, &engines);
     print!("{}", report::table(&rows, false));
     write_outputs(args, &rows, &runs, &engines)
+}
+
+/// With `max_length`, only the queries whose optimal length is at most that, and only the maps
+/// that keep some.
+fn keep_short_queries(
+    mut maps: Vec<suite::BenchMap>,
+    max_length: Option<f64>,
+) -> Vec<suite::BenchMap> {
+    if let Some(limit) = max_length {
+        for m in &mut maps {
+            m.queries.retain(|q| q.optimal.length() <= limit);
+        }
+        maps.retain(|m| !m.queries.is_empty());
+    }
+    maps
 }
 
 fn engines(names: Option<&[String]>) -> anyhow::Result<Vec<Engine>> {
@@ -321,5 +346,45 @@ mod tests {
             assert_eq!((r.invalid, r.unsolved, r.suboptimal), (0, 0, 0), "{r:?}");
         }
         insta::assert_snapshot!(report::table(&rows, true));
+    }
+
+    #[test]
+    fn paged_engines_parse_name_and_answer_like_dense_ones() {
+        for a in Algorithm::ALL {
+            let paged = Engine::parse(&format!("{a}+paged")).unwrap();
+            assert_eq!(paged, Engine::CuplanPaged(a));
+            assert_eq!(Engine::parse(paged.name()).unwrap(), paged);
+        }
+        assert!(Engine::parse("jps-bit+pages").is_err());
+        let map = suite::generated_map(Family::Maze(2), 96, 40, 5).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let dense = measure::run_map(&map, Engine::Cuplan(Algorithm::JpsBit), &pool).unwrap();
+        let paged = measure::run_map(&map, Engine::CuplanPaged(Algorithm::JpsBit), &pool).unwrap();
+        for (d, p) in dense.queries.iter().zip(&paged.queries) {
+            assert_eq!((d.cost, d.status), (p.cost, p.status));
+        }
+        assert_eq!(paged.engine.name(), "jps-bit+paged");
+    }
+
+    #[test]
+    fn max_length_keeps_only_short_queries_and_drops_empty_maps() {
+        let maps: Vec<_> = [Family::Random(0.1), Family::Rooms(8)]
+            .into_iter()
+            .map(|f| suite::generated_map(f, 64, 50, 2).unwrap())
+            .collect();
+        let all: usize = maps.iter().map(|m| m.queries.len()).sum();
+        let short = keep_short_queries(maps.clone(), Some(20.0));
+        let kept: usize = short.iter().map(|m| m.queries.len()).sum();
+        assert!(kept < all);
+        assert!(
+            short
+                .iter()
+                .flat_map(|m| &m.queries)
+                .all(|q| q.optimal.length() <= 20.0)
+        );
+        assert!(keep_short_queries(maps, Some(0.5)).is_empty());
     }
 }

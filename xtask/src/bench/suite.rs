@@ -43,7 +43,7 @@ pub(crate) struct Query {
 }
 
 /// One map with its queries.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct BenchMap {
     pub(crate) family: String,
     pub(crate) name: String,
