@@ -76,8 +76,8 @@ proptest! {
             for g in &picks {
                 let goal = free[g.index(free.len())];
                 let expected = dist[goal.y as usize * grid.width() as usize + goal.x as usize];
-                for (p, si) in planners.iter().flat_map(|p| (0..3).map(move |si| (p, si))) {
-                    let searcher = &mut searchers[si];
+                for p in &planners {
+                for (si, searcher) in searchers.iter_mut().enumerate() {
                     let got = match p.search_limited(searcher, start, goal, u64::MAX).expect("valid endpoints") {
                         SearchOutcome::Found(path) => Some(path),
                         SearchOutcome::NoPath => None,
@@ -100,6 +100,7 @@ proptest! {
                         }
                         (got, want) => prop_assert!(false, "{} {}->{}: got {:?}, want {:?}", p.algorithm(), start, goal, got, want),
                     }
+                }
                 }
             }
         }

@@ -22,42 +22,35 @@ fn cpu_seconds() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-/// Minimum CPU seconds of `runs` builds of `D` maps on `pool`.
-fn best_cpu<D: Distance>(
-    pool: &rayon::ThreadPool,
-    grid: &Grid,
-    goals: &[Cell],
-    options: &DistanceOptions,
+/// The smallest of `runs` measurements.
+fn min_of(
     runs: usize,
+    mut measure: impl FnMut() -> Result<f64, Box<dyn std::error::Error>>,
 ) -> Result<f64, Box<dyn std::error::Error>> {
-    let mut best = f64::MAX;
-    for _ in 0..runs {
-        let t0 = cpu_seconds();
-        let maps = pool.install(|| distance_maps_in::<D>(grid, goals, options))?;
-        best = best.min(cpu_seconds() - t0);
-        drop(maps);
-    }
-    Ok(best)
+    (0..runs).try_fold(f64::MAX, |best, _| Ok(best.min(measure()?)))
 }
 
-/// Minimum CPU seconds on one thread and wall seconds on all threads of `runs` builds.
-fn best_cpu_and_wall<D: Distance>(
+/// CPU seconds of one build of `D` maps on `pool`.
+fn cpu_once<D: Distance>(
     pool: &rayon::ThreadPool,
     grid: &Grid,
     goals: &[Cell],
     options: &DistanceOptions,
-    runs: usize,
-) -> Result<(f64, f64), Box<dyn std::error::Error>> {
-    let (mut cpu_best, mut wall_best) = (f64::MAX, f64::MAX);
-    for _ in 0..runs {
-        let t0 = cpu_seconds();
-        drop(pool.install(|| distance_maps_in::<D>(grid, goals, options))?);
-        cpu_best = cpu_best.min(cpu_seconds() - t0);
-        let start = std::time::Instant::now();
-        drop(distance_maps_in::<D>(grid, goals, options)?);
-        wall_best = wall_best.min(start.elapsed().as_secs_f64());
-    }
-    Ok((cpu_best, wall_best))
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let t0 = cpu_seconds();
+    drop(pool.install(|| distance_maps_in::<D>(grid, goals, options))?);
+    Ok(cpu_seconds() - t0)
+}
+
+/// Wall seconds of one build of `D` maps on all threads.
+fn wall_once<D: Distance>(
+    grid: &Grid,
+    goals: &[Cell],
+    options: &DistanceOptions,
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let start = std::time::Instant::now();
+    drop(distance_maps_in::<D>(grid, goals, options)?);
+    Ok(start.elapsed().as_secs_f64())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -76,8 +69,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|q| q.1)
                 .collect();
             let per_cell = |best: f64| best * 1e9 / (n * grid.cell_count()) as f64;
-            let wide = per_cell(best_cpu::<u32>(&pool, &grid, &goals, &options, 15)?);
-            let narrow = per_cell(best_cpu::<u16>(&pool, &grid, &goals, &options, 15)?);
+            let wide = per_cell(min_of(15, || {
+                cpu_once::<u32>(&pool, &grid, &goals, &options)
+            })?);
+            let narrow = per_cell(min_of(15, || {
+                cpu_once::<u16>(&pool, &grid, &goals, &options)
+            })?);
             println!(
                 "{name}1024 goals={n}: u32 {wide:.2}, u16 {narrow:.2} ns/cell/core (min of 15)"
             );
@@ -89,14 +86,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|q| q.1)
         .collect();
     let threads = rayon::current_num_threads();
-    for (kind, (cpu_best, wall_best)) in [
+    let (g, o) = (&grid, &options);
+    for (kind, cpu_best, wall_best) in [
         (
             "u32",
-            best_cpu_and_wall::<u32>(&pool, &grid, &goals, &options, 5)?,
+            min_of(5, || cpu_once::<u32>(&pool, g, &goals, o))?,
+            min_of(5, || wall_once::<u32>(g, &goals, o))?,
         ),
         (
             "u16",
-            best_cpu_and_wall::<u16>(&pool, &grid, &goals, &options, 5)?,
+            min_of(5, || cpu_once::<u16>(&pool, g, &goals, o))?,
+            min_of(5, || wall_once::<u16>(g, &goals, o))?,
         ),
     ] {
         println!(

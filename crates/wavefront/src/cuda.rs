@@ -242,41 +242,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn cuda_equals_cpu_or_reports_why_not() {
-        let grid = generate::maze(200, 150, 2, 7).unwrap();
-        let goals: Vec<Cell> = generate::random_queries(&grid, 20, 3)
-            .into_iter()
-            .map(|(_, g)| g)
-            .collect();
-        let options = DistanceOptions {
-            backend: Backend::Cuda,
-            ..DistanceOptions::default()
-        };
-        match distance_maps_with(&grid, &goals, &options) {
-            Ok(maps) => {
-                let gpu: Vec<u32> = maps.as_array().iter().copied().collect();
-                assert_eq!(gpu, cpu_maps(&grid, &goals));
-            }
-            Err(WavefrontError::BackendUnavailable { reason, .. }) => {
-                eprintln!("no GPU run here: {reason}");
-            }
-            Err(e) => panic!("unexpected error: {e}"),
-        }
-        // Auto always answers, from whichever engine it found.
-        let auto = DistanceOptions {
-            backend: Backend::Auto,
-            ..DistanceOptions::default()
-        };
-        let maps = distance_maps_with(&grid, &goals, &auto).unwrap();
-        assert_eq!(
-            maps.as_array().iter().copied().collect::<Vec<_>>(),
-            cpu_maps(&grid, &goals)
-        );
-    }
-
-    #[test]
-    fn cuda_u16_maps_equal_cpu_or_report_why_not() {
+    /// CUDA maps of `D` equal the CPU's, or CUDA says why it cannot run; Auto always
+    /// answers, from whichever engine it found.
+    fn cuda_maps_equal_cpu_maps<D: crate::Distance>() {
         let grid = generate::maze(200, 150, 2, 7).unwrap();
         let goals: Vec<Cell> = generate::random_queries(&grid, 20, 3)
             .into_iter()
@@ -286,15 +254,25 @@ mod tests {
             backend,
             ..DistanceOptions::default()
         };
-        let cpu = distance_maps_in::<u16>(&grid, &goals, &options(Backend::Cpu)).unwrap();
-        match distance_maps_in::<u16>(&grid, &goals, &options(Backend::Cuda)) {
+        let cpu = distance_maps_in::<D>(&grid, &goals, &options(Backend::Cpu)).unwrap();
+        match distance_maps_in::<D>(&grid, &goals, &options(Backend::Cuda)) {
             Ok(gpu) => assert_eq!(gpu, cpu),
             Err(WavefrontError::BackendUnavailable { reason, .. }) => {
                 eprintln!("no GPU run here: {reason}");
             }
             Err(e) => panic!("unexpected error: {e}"),
         }
-        let auto = distance_maps_in::<u16>(&grid, &goals, &options(Backend::Auto)).unwrap();
+        let auto = distance_maps_in::<D>(&grid, &goals, &options(Backend::Auto)).unwrap();
         assert_eq!(auto, cpu);
+    }
+
+    #[test]
+    fn cuda_equals_cpu_or_reports_why_not() {
+        cuda_maps_equal_cpu_maps::<u32>();
+    }
+
+    #[test]
+    fn cuda_u16_maps_equal_cpu_or_report_why_not() {
+        cuda_maps_equal_cpu_maps::<u16>();
     }
 }

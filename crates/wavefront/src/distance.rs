@@ -574,7 +574,8 @@ impl Lane {
             (self.head, self.tail) = (end, tail);
             t += 1;
         }
-        self.t = t.saturating_sub(1).max(first_level);
+        // Called with cells queued, so at least one level ran.
+        self.t = t - 1;
         self.level_end = self.head;
     }
 }

@@ -1,5 +1,6 @@
 //! Running engines over maps: timing, validation and memory, one record per query.
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use cuplan::grid::{Cell, Grid, OctileCost};
@@ -22,24 +23,12 @@ pub(crate) enum Engine {
 impl Engine {
     pub(crate) const PEER_NAME: &'static str = "pathfinding-astar";
     const PAGED_SUFFIX: &'static str = "+paged";
-    /// `ALGO+paged` for each of [`Algorithm::ALL`], in that order.
-    const PAGED_NAMES: [&'static str; Algorithm::ALL.len()] = [
-        "astar+paged",
-        "jps+paged",
-        "jps-bit+paged",
-        "jps-bitprune+paged",
-        "jps-bitpre+paged",
-        "jps-bitprunepre+paged",
-    ];
 
-    pub(crate) fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> Cow<'static, str> {
         match self {
-            Engine::Cuplan(a) => a.name(),
-            Engine::CuplanPaged(a) => {
-                let i = Algorithm::ALL.iter().position(|&b| b == a).unwrap_or(0);
-                Engine::PAGED_NAMES[i]
-            }
-            Engine::PeerAstar => Engine::PEER_NAME,
+            Engine::Cuplan(a) => Cow::Borrowed(a.name()),
+            Engine::CuplanPaged(a) => Cow::Owned(format!("{a}{}", Engine::PAGED_SUFFIX)),
+            Engine::PeerAstar => Cow::Borrowed(Engine::PEER_NAME),
         }
     }
 

@@ -307,7 +307,8 @@ fn write_outputs(
         serde_json::to_string_pretty(&json)?,
     )?;
     std::fs::write(args.out.join("results.csv"), report::csv(rows))?;
-    let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    let owned: Vec<_> = engines.iter().map(|e| e.name()).collect();
+    let names: Vec<&str> = owned.iter().map(|n| n.as_ref()).collect();
     plot::time_vs_length(runs, &names, &args.out.join("time_vs_length.svg"))?;
     plot::speedup_bars(rows, &args.out.join("speedup.svg"))?;
     if !args.quiet {
@@ -353,7 +354,7 @@ mod tests {
         for a in Algorithm::ALL {
             let paged = Engine::parse(&format!("{a}+paged")).unwrap();
             assert_eq!(paged, Engine::CuplanPaged(a));
-            assert_eq!(Engine::parse(paged.name()).unwrap(), paged);
+            assert_eq!(Engine::parse(&paged.name()).unwrap(), paged);
         }
         assert!(Engine::parse("jps-bit+pages").is_err());
         let map = suite::generated_map(Family::Maze(2), 96, 40, 5).unwrap();
