@@ -1,4 +1,4 @@
-//! Distance maps: ns per cell per core for both CPU kernels, 1/64/1024 goals on 64², 256²,
+//! Distance maps: ns per cell per core for every CPU kernel, 1/64/1024 goals on 64², 256²,
 //! 1024² open and random (20 %) maps, on a one-thread rayon pool, measured in process CPU time
 //! ([`support::cpu_time`]): the `thrpt` line reads in ns of CPU per cell, i.e. ns/cell/core.
 //!
@@ -50,7 +50,12 @@ fn bench(c: &mut Criterion<CpuTime>) {
                 }
                 let goals = goals(&grid, n);
                 group.throughput(Throughput::Elements((n * grid.cell_count()) as u64));
-                for kernel in [CpuKernel::Queue, CpuKernel::BitFrontier] {
+                for kernel in [
+                    CpuKernel::Auto,
+                    CpuKernel::Sweep,
+                    CpuKernel::Queue,
+                    CpuKernel::BitFrontier,
+                ] {
                     let options = DistanceOptions {
                         backend: Backend::Cpu,
                         kernel,

@@ -1,7 +1,8 @@
-//! Minimum process CPU time of the default distance-map kernel on 1024² open and random (20 %)
-//! maps, 1 and 16 goals, on one thread: a contention-robust companion to
-//! `benches/distance.rs` (the minimum of 15 runs filters out time lost to other tenants).
-//! Each configuration is timed with `u32` maps and with `u16` maps (`distance_maps_in`).
+//! Minimum process CPU time of the queue kernel and of the default (`Auto`: row sweeps where
+//! they win) on 1024² open and random maps (10, 20 and 30 % obstacles), 1 and 16 goals, on
+//! one thread: a contention-robust companion to `benches/distance.rs` (the minimum of 15 runs
+//! filters out time lost to other tenants). Each configuration is timed with `u32` maps and
+//! with `u16` maps (`distance_maps_in`); the two kernels alternate, so both see the same load.
 //!
 //! Also times the published Python `cuplan` figure's configuration (1,024 maps of a 256²
 //! grid with 15 % obstacles: 62 s on its CPU backend, 1.87 s on a laptop GPU) on one thread
@@ -10,7 +11,7 @@
 //! `cargo run --release -p cuplan-wavefront --example bfs_timing`
 
 use cuplan_grid::{Cell, Grid, generate};
-use cuplan_wavefront::{Backend, Distance, DistanceOptions, distance_maps_in};
+use cuplan_wavefront::{Backend, CpuKernel, Distance, DistanceOptions, distance_maps_in};
 
 fn cpu_seconds() -> f64 {
     let mut ts = libc::timespec {
@@ -28,6 +29,22 @@ fn min_of(
     mut measure: impl FnMut() -> Result<f64, Box<dyn std::error::Error>>,
 ) -> Result<f64, Box<dyn std::error::Error>> {
     (0..runs).try_fold(f64::MAX, |best, _| Ok(best.min(measure()?)))
+}
+
+/// The smallest CPU seconds of 15 builds with each of two options, alternated.
+fn best_pair<D: Distance>(
+    pool: &rayon::ThreadPool,
+    grid: &Grid,
+    goals: &[Cell],
+    options: [&DistanceOptions; 2],
+) -> Result<[f64; 2], Box<dyn std::error::Error>> {
+    let mut best = [f64::MAX; 2];
+    for _ in 0..15 {
+        for (slot, o) in best.iter_mut().zip(options) {
+            *slot = slot.min(cpu_once::<D>(pool, grid, goals, o)?);
+        }
+    }
+    Ok(best)
 }
 
 /// CPU seconds of one build of `D` maps on `pool`.
@@ -59,9 +76,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         backend: Backend::Cpu,
         ..DistanceOptions::default()
     };
+    let queue = DistanceOptions {
+        kernel: CpuKernel::Queue,
+        ..options
+    };
     for (name, grid) in [
         ("open", Grid::open(1024, 1024)?),
+        ("random10", generate::random(1024, 1024, 0.1, 1)?),
         ("random20", generate::random(1024, 1024, 0.2, 1)?),
+        ("random30", generate::random(1024, 1024, 0.3, 1)?),
     ] {
         for n in [1usize, 16] {
             let goals: Vec<Cell> = generate::random_queries(&grid, n, 7)
@@ -69,15 +92,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|q| q.1)
                 .collect();
             let per_cell = |best: f64| best * 1e9 / (n * grid.cell_count()) as f64;
-            let wide = per_cell(min_of(15, || {
-                cpu_once::<u32>(&pool, &grid, &goals, &options)
-            })?);
-            let narrow = per_cell(min_of(15, || {
-                cpu_once::<u16>(&pool, &grid, &goals, &options)
-            })?);
-            println!(
-                "{name}1024 goals={n}: u32 {wide:.2}, u16 {narrow:.2} ns/cell/core (min of 15)"
-            );
+            let mut line = format!("{name}1024 goals={n}:");
+            for (width, [by_queue, by_default]) in [
+                (
+                    "u32",
+                    best_pair::<u32>(&pool, &grid, &goals, [&queue, &options])?,
+                ),
+                (
+                    "u16",
+                    best_pair::<u16>(&pool, &grid, &goals, [&queue, &options])?,
+                ),
+            ] {
+                let (q, d) = (per_cell(by_queue), per_cell(by_default));
+                line += &format!(" {width} queue {q:.2} default {d:.2} ({:.1}x);", q / d);
+            }
+            println!("{line} ns/cell/core, min of 15");
         }
     }
     let grid = generate::random(256, 256, 0.15, 1)?;

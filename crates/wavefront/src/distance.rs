@@ -1,7 +1,11 @@
 //! Exact 4-connected cost-to-go maps, one breadth-first wavefront per goal.
 //!
-//! Two CPU kernels compute the same maps; [`CpuKernel::default`] is the one the benchmark
-//! (`benches/distance.rs`) found faster:
+//! Three CPU kernels compute the same maps; [`CpuKernel::Auto`] (the default) picks between the
+//! first two per grid, by what `benches/distance.rs` and `examples/bfs_timing.rs` measured:
+//! - [`CpuKernel::Sweep`] (`sweep.rs`): Gauss–Seidel sweeps over whole rows, 32 `u16` cells
+//!   per AVX-512 operation, exact by construction (the module explains why); the fastest
+//!   wherever free cells come in runs of five or more (open, rooms, game maps, random maps up
+//!   to about 20 % obstacles).
 //! - [`CpuKernel::Queue`]: a branch-free queue BFS: visited cells as bits in a padded,
 //!   cache-sized plane (the blocked border makes neighbour tests bound-free), the queue a ring
 //!   buffer only as large as the frontier, a push a store plus a conditional increment, each
@@ -113,14 +117,24 @@ impl Distance for u16 {
 /// Default cap on the bytes of one [`DistanceMaps`] (8 GiB); refuses before allocating.
 pub const DEFAULT_MAX_MAP_BYTES: u128 = 8 << 30;
 
-/// Which CPU breadth-first kernel fills the maps.
+/// Which CPU kernel fills the maps. All give the same maps; they differ in speed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CpuKernel {
-    /// Branch-free queue BFS over a visited bit plane with a ring-buffer queue.
+    /// [`CpuKernel::Sweep`] where it is expected to win, else [`CpuKernel::Queue`]: sweeps
+    /// unless obstacles cut the rows into short free runs (dense random maps, narrow mazes,
+    /// small rooms); in a batch, once most goals' sweeps (two at least) cost more than the
+    /// queue kernel would have, the remaining goals of that call use the queue kernel.
     #[default]
+    Auto,
+    /// Branch-free queue BFS over a visited bit plane with a ring-buffer queue.
     Queue,
     /// Sparse bit-packed frontier dilated by word shifts.
     BitFrontier,
+    /// Gauss–Seidel row sweeps, 32 cells per AVX-512 operation (`src/sweep.rs` explains
+    /// them). On processors without AVX-512 (`avx512f`, `avx512bw`), every goal uses
+    /// [`CpuKernel::Queue`]; so does a goal whose sweeps give up (mazes wind too much) or whose
+    /// distances may not fit in `u16`, the width the sweeps compute in.
+    Sweep,
 }
 
 /// Options of [`distance_maps_with`] and [`distance_maps_in`].
@@ -344,7 +358,12 @@ pub fn distance_maps_in<D: Distance>(
     if cells > 0 {
         let template = OpenBits::new(grid);
         match options.kernel {
-            CpuKernel::Queue => {
+            #[cfg(target_arch = "x86_64")]
+            CpuKernel::Sweep | CpuKernel::Auto if crate::sweep::supported() => {
+                let adaptive = options.kernel == CpuKernel::Auto;
+                sweep_maps(grid, &template, goals, &mut data, &mut levels, adaptive);
+            }
+            CpuKernel::Queue | CpuKernel::Sweep | CpuKernel::Auto => {
                 let geo = Geometry::new(&template, grid);
                 data.par_chunks_mut(2 * cells)
                     .zip(goals.par_chunks(2))
@@ -380,6 +399,61 @@ pub fn distance_maps_in<D: Distance>(
         maps: Arc::new(maps),
         goals: goals.into(),
     })
+}
+
+/// Fills one map per goal with the sweep kernel, handing a goal to the queue kernel when its
+/// sweeps cannot finish it. `adaptive` ([`CpuKernel::Auto`]): grids with short free runs go
+/// to the queue kernel outright, and once most goals so far (two at least) had sweeps that
+/// ran over budget or cost more than the queue kernel would have, the remaining goals do too.
+#[cfg(target_arch = "x86_64")]
+fn sweep_maps<D: Distance>(
+    grid: &Grid,
+    template: &OpenBits,
+    goals: &[Cell],
+    data: &mut [D],
+    levels: &mut [u32],
+    adaptive: bool,
+) {
+    use crate::sweep::{self, Swept};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    let free = sweep::FreeBits::new(grid);
+    let geo = Geometry::new(template, grid);
+    let queue_only = AtomicBool::new(adaptive && !free.suits_sweeps());
+    // Goals swept so far, and those whose sweeps cost more than the queue's would have.
+    let (swept_goals, costly_goals) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    data.par_chunks_mut(grid.cell_count())
+        .zip(goals.par_iter())
+        .zip(levels.par_iter_mut())
+        .for_each_init(
+            || (sweep::Scratch::new(), (Lane::new(), Lane::new())),
+            |(scratch, lanes), ((out, &goal), top)| {
+                if !queue_only.load(Ordering::Relaxed) {
+                    let swept = sweep::fill(&free, goal, out, scratch, sweep::Budget::Capped);
+                    // A stalled goal may just sit in a small part of the grid, and one costly
+                    // goal may sit in a tangle: only most goals speak for the rest.
+                    let done = swept_goals.fetch_add(1, Ordering::Relaxed) + 1;
+                    if matches!(swept, Swept::Costly | Swept::Winding) {
+                        let costly = costly_goals.fetch_add(1, Ordering::Relaxed) + 1;
+                        if adaptive && costly >= 2 && 2 * costly >= done {
+                            queue_only.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    // A swept map checked its own overflow; `top` only serves the queue's.
+                    if matches!(swept, Swept::Exact | Swept::Costly) {
+                        return;
+                    }
+                }
+                queue_bfs(
+                    lanes,
+                    template,
+                    geo,
+                    &[goal],
+                    out,
+                    std::slice::from_mut(top),
+                );
+            },
+        );
 }
 
 /// The error for a map of goal `goal_index` whose distances reach `max_distance`, beyond `D`.
