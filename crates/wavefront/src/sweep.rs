@@ -330,6 +330,16 @@ fn free_lanes(row: &[u64], b: usize) -> u32 {
     (row[b / 2] >> (b % 2 * 32)) as u32
 }
 
+/// The carry a scan hands to the next block: the block's far lane (`edge`, its value from
+/// inside the block), or the incoming `carry` walked across the block when all of it is free.
+fn carry_across(free: u32, edge: u16, carry: u16) -> u16 {
+    if free == u32::MAX {
+        edge.min(carry.saturating_add(LANES as u16))
+    } else {
+        edge
+    }
+}
+
 /// The lanes of block `b` that lie inside a row of `width` cells.
 fn inside(width: usize, b: usize) -> u32 {
     let left = width - LANES * b;
@@ -556,11 +566,7 @@ impl RowStep<'_> {
                 n => (1 << n) - 1,
             };
             let v = relax(local, prefix, _mm512_set1_epi16(carry as i16), c.ramp_up);
-            carry = if f == u32::MAX {
-                last.min(carry.saturating_add(LANES as u16))
-            } else {
-                last
-            };
+            carry = carry_across(f, last, carry);
             self.update(c, b, old, v);
             b += 1;
         }
@@ -596,11 +602,7 @@ impl RowStep<'_> {
                 };
                 let first = _mm_cvtsi128_si32(_mm512_castsi512_si128(old)) as u16;
                 let v = relax(old, suffix, _mm512_set1_epi16(carry as i16), c.ramp_down);
-                carry = if f == u32::MAX {
-                    first.min(carry.saturating_add(LANES as u16))
-                } else {
-                    first
-                };
+                carry = carry_across(f, first, carry);
                 self.update(c, b, old, v);
             } else if has(self.blocks, b) {
                 // Nothing comes in, but the block changed: its left neighbour may gain.
