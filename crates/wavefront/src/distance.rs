@@ -4,8 +4,8 @@
 //! first two per grid, by what `benches/distance.rs` and `examples/bfs_timing.rs` measured:
 //! - [`CpuKernel::Sweep`] (`sweep.rs`): Gauss–Seidel sweeps over whole rows, 32 `u16` cells
 //!   per AVX-512 operation, exact by construction (the module explains why); the fastest
-//!   wherever free cells come in runs of five or more (open, rooms, game maps, random maps up
-//!   to about 20 % obstacles).
+//!   wherever the rows' free runs average 4.25 cells or more (open maps, game and city maps,
+//!   warehouses, random maps up to about 20 % obstacles).
 //! - [`CpuKernel::Queue`]: a branch-free queue BFS: visited cells as bits in a padded,
 //!   cache-sized plane (the blocked border makes neighbour tests bound-free), the queue a ring
 //!   buffer only as large as the frontier, a push a store plus a conditional increment, each
