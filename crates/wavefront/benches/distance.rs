@@ -50,12 +50,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
                 }
                 let goals = goals(&grid, n);
                 group.throughput(Throughput::Elements((n * grid.cell_count()) as u64));
-                for kernel in [
-                    CpuKernel::Auto,
-                    CpuKernel::Sweep,
-                    CpuKernel::Queue,
-                    CpuKernel::BitFrontier,
-                ] {
+                for kernel in CpuKernel::ALL {
                     let options = DistanceOptions {
                         backend: Backend::Cpu,
                         kernel,

@@ -137,6 +137,17 @@ pub enum CpuKernel {
     Sweep,
 }
 
+impl CpuKernel {
+    /// Every kernel, for tests and benchmarks that run them all (where AVX-512 is missing,
+    /// `Sweep` and `Auto` run the queue kernel).
+    pub const ALL: [CpuKernel; 4] = [
+        CpuKernel::Auto,
+        CpuKernel::Sweep,
+        CpuKernel::Queue,
+        CpuKernel::BitFrontier,
+    ];
+}
+
 /// Options of [`distance_maps_with`] and [`distance_maps_in`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DistanceOptions {
@@ -356,14 +367,14 @@ pub fn distance_maps_in<D: Distance>(
     // The largest distance of each map, checked against `D` once the kernels are done.
     let mut levels = vec![0u32; goals.len()];
     if cells > 0 {
-        let template = OpenBits::new(grid);
         match options.kernel {
             #[cfg(target_arch = "x86_64")]
             CpuKernel::Sweep | CpuKernel::Auto if crate::sweep::supported() => {
                 let adaptive = options.kernel == CpuKernel::Auto;
-                sweep_maps(grid, &template, goals, &mut data, &mut levels, adaptive);
+                sweep_maps(grid, goals, &mut data, &mut levels, adaptive);
             }
             CpuKernel::Queue | CpuKernel::Sweep | CpuKernel::Auto => {
+                let template = OpenBits::new(grid);
                 let geo = Geometry::new(&template, grid);
                 data.par_chunks_mut(2 * cells)
                     .zip(goals.par_chunks(2))
@@ -375,13 +386,15 @@ pub fn distance_maps_in<D: Distance>(
                         },
                     );
             }
-            CpuKernel::BitFrontier => data
-                .par_chunks_mut(cells)
-                .zip(goals.par_iter())
-                .zip(levels.par_iter_mut())
-                .for_each_init(FrontierScratch::new, |scratch, ((out, &goal), top)| {
-                    *top = scratch.run(&template, grid, goal, out);
-                }),
+            CpuKernel::BitFrontier => {
+                let template = OpenBits::new(grid);
+                data.par_chunks_mut(cells)
+                    .zip(goals.par_iter())
+                    .zip(levels.par_iter_mut())
+                    .for_each_init(FrontierScratch::new, |scratch, ((out, &goal), top)| {
+                        *top = scratch.run(&template, grid, goal, out);
+                    });
+            }
         }
     }
     // A distance is at most the number of free cells less one, so most grids cannot overflow.
@@ -408,17 +421,18 @@ pub fn distance_maps_in<D: Distance>(
 #[cfg(target_arch = "x86_64")]
 fn sweep_maps<D: Distance>(
     grid: &Grid,
-    template: &OpenBits,
     goals: &[Cell],
     data: &mut [D],
     levels: &mut [u32],
     adaptive: bool,
 ) {
     use crate::sweep::{self, Swept};
+    use std::sync::OnceLock;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     let free = sweep::FreeBits::new(grid);
-    let geo = Geometry::new(template, grid);
+    // The queue kernel's plane, built only if some goal falls back to it.
+    let queue_plane = OnceLock::new();
     let queue_only = AtomicBool::new(adaptive && !free.suits_sweeps());
     // Goals swept so far, and those whose sweeps cost more than the queue's would have.
     let (swept_goals, costly_goals) = (AtomicUsize::new(0), AtomicUsize::new(0));
@@ -444,6 +458,8 @@ fn sweep_maps<D: Distance>(
                         return;
                     }
                 }
+                let template = queue_plane.get_or_init(|| OpenBits::new(grid));
+                let geo = Geometry::new(template, grid);
                 queue_bfs(
                     lanes,
                     template,

@@ -56,16 +56,16 @@ const INF: u16 = u16::MAX;
 
 /// The free cells of a grid, one bit per cell (1 = free), rows of `u64` words padded with
 /// blocked bits (at least one whole word past the last column).
-pub(crate) struct FreeBits {
-    free_cells: u64,
+pub(crate) struct FreeBits<'g> {
+    grid: &'g Grid,
     width: usize,
     height: usize,
     words_per_row: usize,
     words: Vec<u64>,
 }
 
-impl FreeBits {
-    pub(crate) fn new(grid: &Grid) -> FreeBits {
+impl<'g> FreeBits<'g> {
+    pub(crate) fn new(grid: &'g Grid) -> FreeBits<'g> {
         let plane = grid.rows();
         let (width, height) = (grid.width() as usize, grid.height() as usize);
         let words_per_row = width.div_ceil(64) + 1;
@@ -80,7 +80,7 @@ impl FreeBits {
             }
         }
         FreeBits {
-            free_cells: grid.free_count(),
+            grid,
             width,
             height,
             words_per_row,
@@ -110,15 +110,11 @@ impl FreeBits {
                 starts
             })
             .sum();
-        4 * self.free_cells >= 17 * runs
+        4 * self.grid.free_count() >= 17 * runs
     }
 
     fn row(&self, y: usize) -> &[u64] {
         &self.words[y * self.words_per_row..(y + 1) * self.words_per_row]
-    }
-
-    fn is_free(&self, x: usize, y: usize) -> bool {
-        self.row(y)[x / 64] >> (x % 64) & 1 != 0
     }
 }
 
@@ -223,7 +219,7 @@ impl Scratch {
 /// The caller checked [`supported`], that `goal` is a free cell of the grid `free` was built
 /// from, and that `out.len()` is its cell count.
 pub(crate) fn fill<D: Distance>(
-    free: &FreeBits,
+    free: &FreeBits<'_>,
     goal: Cell,
     out: &mut [D],
     scratch: &mut Scratch,
@@ -262,22 +258,11 @@ fn as_u16<D: Distance>(out: &mut [D]) -> Option<&mut [u16]> {
 
 /// Whether a free cell that holds `INF` has a neighbour with a distance: then a saturated sum
 /// hid a distance of 65,535 or more.
-fn has_cut_edge(free: &FreeBits, out: &[u16]) -> bool {
-    let (w, h) = (free.width, free.height);
-    (0..h).any(|y| {
-        (0..w).any(|x| {
-            let i = y * w + x;
-            let neighbours = [
-                (x > 0).then(|| i - 1),
-                (x + 1 < w).then(|| i + 1),
-                (y > 0).then(|| i - w),
-                (y + 1 < h).then(|| i + w),
-            ];
-            out[i] == INF
-                && free.is_free(x, y)
-                && neighbours.into_iter().flatten().any(|n| out[n] != INF)
-        })
-    })
+fn has_cut_edge(grid: &Grid, out: &[u16]) -> bool {
+    let at = |c: Cell| out[c.y as usize * grid.width() as usize + c.x as usize];
+    (0..grid.height())
+        .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
+        .any(|c| grid.is_free(c) && at(c) == INF && grid.neighbours4(c).any(|n| at(n) != INF))
 }
 
 /// Empties a bit set, yielding its set bits in increasing order.
@@ -466,6 +451,18 @@ fn relax(a: __m512i, m: u32, b: __m512i, k: __m512i) -> __m512i {
     _mm512_mask_min_epu16(a, m, a, _mm512_adds_epu16(b, k))
 }
 
+/// What a map's sweeps have done so far, kept across its row steps.
+struct Tally {
+    /// Block operations done, the measure of a sweep's cost.
+    work: u64,
+    /// Cells with a distance.
+    reached: u64,
+    /// Whether to watch for the largest distance `u16` holds (only possible on grids with more
+    /// free cells than that), and whether a change wrote it.
+    watch: bool,
+    at_limit: bool,
+}
+
 /// One step of one row: the row, its free lanes, and what it changed.
 struct RowStep<'a> {
     row: &'a mut [u16],
@@ -474,14 +471,7 @@ struct RowStep<'a> {
     /// Lanes changed by this step (one row of [`Pending`]).
     changed: &'a mut [u32],
     blocks: &'a mut [u64],
-    /// Block operations done, the measure of a sweep's cost.
-    work: u64,
-    /// Cells given their first distance.
-    reached: u64,
-    /// Whether to watch for the largest distance `u16` holds (only possible on grids with more
-    /// free cells than that), and whether a change wrote it.
-    watch: bool,
-    at_limit: bool,
+    tally: &'a mut Tally,
 }
 
 impl RowStep<'_> {
@@ -496,12 +486,12 @@ impl RowStep<'_> {
             self.changed[b] |= diff;
             self.blocks[b / 64] |= 1 << (b % 64);
             let first_time = diff & _mm512_cmpeq_epu16_mask(old, c.inf);
-            self.reached += u64::from(first_time.count_ones());
-            if self.watch {
-                self.at_limit |= _mm512_cmpeq_epu16_mask(v, c.limit) != 0;
+            self.tally.reached += u64::from(first_time.count_ones());
+            if self.tally.watch {
+                self.tally.at_limit |= _mm512_cmpeq_epu16_mask(v, c.limit) != 0;
             }
         }
-        self.work += 1;
+        self.tally.work += 1;
     }
 
     /// Relaxes the pending `lanes` of each block of `blocks` from the neighbour row `from`,
@@ -626,7 +616,7 @@ impl RowStep<'_> {
 /// The state of one map's sweeps.
 struct Sweeper<'a> {
     c: Consts,
-    free: &'a FreeBits,
+    free: &'a FreeBits<'a>,
     out: &'a mut [u16],
     down: &'a mut Pending,
     up: &'a mut Pending,
@@ -634,13 +624,7 @@ struct Sweeper<'a> {
     /// Whether each row holds values yet: a row is filled with `INF` when first stepped
     /// (while it is about to be used anyway), not in a pass of its own.
     ready: &'a mut [bool],
-    /// Block operations so far.
-    work: u64,
-    /// Cells with a distance so far.
-    reached: u64,
-    /// See [`RowStep::watch`].
-    watch: bool,
-    at_limit: bool,
+    tally: Tally,
 }
 
 impl Sweeper<'_> {
@@ -650,7 +634,7 @@ impl Sweeper<'_> {
     /// The processor must have the features of [`supported`].
     #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
     unsafe fn run(
-        free: &FreeBits,
+        free: &FreeBits<'_>,
         goal: Cell,
         out: &mut [u16],
         s: &mut Scratch,
@@ -671,10 +655,12 @@ impl Sweeper<'_> {
             up: &mut s.up,
             step: &mut s.step,
             ready: &mut s.ready,
-            work: 0,
-            reached: 1,
-            watch: free.free_cells >= u64::from(INF),
-            at_limit: false,
+            tally: Tally {
+                work: 0,
+                reached: 1,
+                watch: free.grid.free_count() >= u64::from(INF),
+                at_limit: false,
+            },
         };
         sw.start(goal);
         // Work is counted in block operations: open maps take 3 a block, random maps at
@@ -689,20 +675,20 @@ impl Sweeper<'_> {
             let downward = pass % 2 == 0;
             for k in 0..h {
                 sw.step_with_detours(if downward { k } else { h - 1 - k }, downward);
-                if sw.work > hopeless {
+                if sw.tally.work > hopeless {
                     return Swept::Winding;
                 }
             }
             // A pass visits every row, pending or not.
-            sw.work += (h / 8) as u64;
+            sw.tally.work += (h / 8) as u64;
             if !sw.down.any() && !sw.up.any() {
                 sw.fill_unreached();
                 // Sums saturate at `INF`: a cell at the limit next to a free cell still at
                 // `INF` means a distance past `u16` was cut off.
-                if sw.at_limit && has_cut_edge(free, sw.out) {
+                if sw.tally.at_limit && has_cut_edge(free.grid, sw.out) {
                     return Swept::MayOverflow;
                 }
-                return if sw.work > costly {
+                return if sw.tally.work > costly {
                     Swept::Costly
                 } else {
                     Swept::Exact
@@ -710,7 +696,10 @@ impl Sweeper<'_> {
             }
             // Two passes settle every cell that a path without long detours reaches; when
             // they leave most free cells unreached, paths wind (a maze).
-            if budget == Budget::Capped && pass == 1 && 2 * sw.reached < free.free_cells {
+            if budget == Budget::Capped
+                && pass == 1
+                && 2 * sw.tally.reached < free.grid.free_count()
+            {
                 return Swept::Stalled;
             }
         }
@@ -731,16 +720,11 @@ impl Sweeper<'_> {
             free: self.free.row(gy),
             changed,
             blocks,
-            work: 0,
-            reached: 0,
-            watch: self.watch,
-            at_limit: false,
+            tally: &mut self.tally,
         };
         step.changed[gx / LANES] |= 1 << (gx % LANES);
         step.blocks[gx / LANES / 64] |= 1 << (gx / LANES % 64);
         step.along(&self.c);
-        self.reached += step.reached;
-        self.at_limit |= step.at_limit;
         self.publish(gy);
     }
 
@@ -807,20 +791,12 @@ impl Sweeper<'_> {
             free: self.free.row(y),
             changed,
             blocks: changed_blocks,
-            work: 0,
-            reached: 0,
-            watch: self.watch,
-            at_limit: false,
+            tally: &mut self.tally,
         };
         step.pull(&self.c, src, lanes, blocks);
         let moved = step.blocks.iter().any(|&b| b != 0);
         if moved {
             step.along(&self.c);
-        }
-        self.work += step.work;
-        self.reached += step.reached;
-        self.at_limit |= step.at_limit;
-        if moved {
             self.publish(y);
         }
         moved

@@ -12,14 +12,6 @@ use cuplan_wavefront::{
 use ndarray::Array2;
 use proptest::prelude::*;
 
-/// Every CPU kernel (`Sweep` and `Auto` run the queue kernel where AVX-512 is missing).
-const KERNELS: [CpuKernel; 4] = [
-    CpuKernel::Auto,
-    CpuKernel::Queue,
-    CpuKernel::BitFrontier,
-    CpuKernel::Sweep,
-];
-
 fn cpu_options(kernel: CpuKernel) -> DistanceOptions {
     DistanceOptions {
         backend: Backend::Cpu,
@@ -63,7 +55,7 @@ proptest! {
     #[test]
     fn every_kernel_matches_bfs(grid in arb_grid(), picks in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0), 0..4)) {
         let goals: Vec<Cell> = picks.iter().filter_map(|&(fx, fy)| pick_free(&grid, fx, fy)).collect();
-        for kernel in KERNELS {
+        for kernel in CpuKernel::ALL {
             check_maps(&grid, &goals, kernel);
         }
     }
@@ -73,7 +65,7 @@ proptest! {
         let goals: Vec<Cell> = picks.iter().filter_map(|&(fx, fy)| pick_free(&grid, fx, fy)).collect();
         let maps = distance_maps_u16(&grid, &goals, Backend::Cpu).unwrap();
         check_against_bfs(&grid, &goals, &maps, CpuKernel::default());
-        for kernel in KERNELS {
+        for kernel in CpuKernel::ALL {
             let maps = distance_maps_in::<u16>(&grid, &goals, &cpu_options(kernel)).unwrap();
             check_against_bfs(&grid, &goals, &maps, kernel);
         }
@@ -204,7 +196,7 @@ fn u16_and_u32_maps_agree_on_a_random_256_grid() {
         .into_iter()
         .map(|q| q.1)
         .collect();
-    for kernel in KERNELS {
+    for kernel in CpuKernel::ALL {
         let wide = distance_maps_with(&grid, &goals, &cpu_options(kernel)).unwrap();
         let narrow = distance_maps_in::<u16>(&grid, &goals, &cpu_options(kernel)).unwrap();
         assert_eq!(narrow.goals(), wide.goals());
@@ -247,7 +239,7 @@ fn u16_maps_refuse_distances_past_65534() {
     };
     assert!(longest(0) < 65_535, "{}", longest(0));
     assert!(longest(1) > 65_535, "{}", longest(1));
-    for kernel in KERNELS {
+    for kernel in CpuKernel::ALL {
         let options = cpu_options(kernel);
         // The middle goal fits; the corner goal (a lone lane, and the second of a pair) does not.
         assert!(distance_maps_in::<u16>(&grid, &[middle], &options).is_ok());
@@ -274,7 +266,7 @@ fn u16_maps_refuse_distances_past_65534() {
 
 #[test]
 fn u16_maps_hold_exactly_up_to_65534() {
-    for kernel in KERNELS {
+    for kernel in CpuKernel::ALL {
         let options = cpu_options(kernel);
         let fits = Grid::open(65_535, 1).unwrap();
         let maps = distance_maps_in::<u16>(&fits, &[Cell::new(0, 0)], &options).unwrap();

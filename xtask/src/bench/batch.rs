@@ -72,12 +72,7 @@ pub(crate) fn run(plan: &BatchPlan<'_>) -> anyhow::Result<Vec<BatchRow>> {
                 }
                 _ => None,
             };
-            for kernel in [
-                CpuKernel::Auto,
-                CpuKernel::Sweep,
-                CpuKernel::Queue,
-                CpuKernel::BitFrontier,
-            ] {
+            for kernel in CpuKernel::ALL {
                 let options = DistanceOptions {
                     backend: Backend::Cpu,
                     kernel,
