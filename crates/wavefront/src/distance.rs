@@ -9,7 +9,8 @@
 //! - [`CpuKernel::Queue`]: a branch-free queue BFS: visited cells as bits in a padded,
 //!   cache-sized plane (the blocked border makes neighbour tests bound-free), the queue a ring
 //!   buffer only as large as the frontier, a push a store plus a conditional increment, each
-//!   distance written once when its cell is dequeued.
+//!   distance written once when its cell is dequeued, into a `u16` map that stays in cache
+//!   from goal to goal and is copied out in order.
 //! - [`CpuKernel::BitFrontier`]: the frontier kept as a sparse list of bit-packed 64-cell words;
 //!   each sweep dilates every frontier word with word shifts (`<< 1`, `>> 1`, carries to the
 //!   neighbouring words, rows above and below), masks with "free and unvisited", and writes
@@ -17,6 +18,10 @@
 //!
 //! The maps store `u32` by default; [`distance_maps_u16`] (or [`distance_maps_in`]`::<u16>`)
 //! stores `u16`, half the memory and bandwidth, and is an error when a distance does not fit.
+//!
+//! Memory: each thread keeps its kernels' buffers between calls (up to 32 MiB, a few bytes a
+//! cell), and [`DistanceMaps::rebuild`] writes new maps into old ones, so a caller that
+//! recomputes its maps does not pay the OS for fresh pages each time.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -182,7 +187,60 @@ pub struct DistanceMaps<D: Distance = u32> {
     goals: Arc<[Cell]>,
 }
 
+impl<D: Distance> Default for DistanceMaps<D> {
+    /// No maps: a start for [`DistanceMaps::rebuild`].
+    fn default() -> Self {
+        DistanceMaps {
+            maps: Arc::new(Array3::from_elem((0, 0, 0), D::UNREACHABLE)),
+            goals: Arc::from([]),
+        }
+    }
+}
+
 impl<D: Distance> DistanceMaps<D> {
+    /// Replaces these maps with the maps of `goals` on `grid`, as [`distance_maps_in`] builds
+    /// them, writing into the storage these maps hold when no clone shares it. Fresh memory
+    /// costs the OS a page fault and a page of zeros before the first write, which can match
+    /// the search itself; a server recomputing its maps as obstacles move pays that once.
+    ///
+    /// Errors: those of [`distance_maps_in`]. After an error `self` holds no maps.
+    ///
+    /// ```
+    /// use cuplan_grid::{Cell, Grid};
+    /// use cuplan_wavefront::{DistanceMaps, DistanceOptions};
+    ///
+    /// let mut grid = Grid::from_ascii("....\n....")?;
+    /// let mut maps = DistanceMaps::<u32>::default();
+    /// let options = DistanceOptions::default();
+    /// maps.rebuild(&grid, &[Cell::new(0, 0)], &options)?;
+    /// assert_eq!(maps.get(0, Cell::new(2, 1)), Some(3));
+    /// grid.set_blocked(Cell::new(1, 1))?;
+    /// grid.set_blocked(Cell::new(1, 0))?;
+    /// maps.rebuild(&grid, &[Cell::new(0, 0)], &options)?;
+    /// assert_eq!(maps.get(0, Cell::new(2, 1)), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rebuild(
+        &mut self,
+        grid: &Grid,
+        goals: &[Cell],
+        options: &DistanceOptions,
+    ) -> Result<(), WavefrontError> {
+        let storage = self.take_storage();
+        *self = build_maps(grid, goals, options, storage)?;
+        Ok(())
+    }
+
+    /// The distances' storage (old values kept, to be overwritten) when no clone shares it;
+    /// `self` is left with no maps.
+    fn take_storage(&mut self) -> Vec<D> {
+        let maps = std::mem::take(self).maps;
+        match Arc::try_unwrap(maps) {
+            Ok(array) => array.into_raw_vec_and_offset().0,
+            Err(_shared) => Vec::new(),
+        }
+    }
+
     /// Number of maps (= number of goals).
     pub fn len(&self) -> usize {
         self.goals.len()
@@ -324,6 +382,16 @@ pub fn distance_maps_in<D: Distance>(
     goals: &[Cell],
     options: &DistanceOptions,
 ) -> Result<DistanceMaps<D>, WavefrontError> {
+    build_maps(grid, goals, options, Vec::new())
+}
+
+/// [`distance_maps_in`], writing into `storage` when its capacity holds the maps.
+fn build_maps<D: Distance>(
+    grid: &Grid,
+    goals: &[Cell],
+    options: &DistanceOptions,
+    storage: Vec<D>,
+) -> Result<DistanceMaps<D>, WavefrontError> {
     for (index, &goal) in goals.iter().enumerate() {
         grid.check_free(goal)
             .map_err(|source| WavefrontError::InvalidGoal { index, source })?;
@@ -361,9 +429,7 @@ pub fn distance_maps_in<D: Distance>(
     }
     // end cuda hook
     let Resolved::Cpu = options.backend.resolve()?;
-    // Zeroed allocations are mapped lazily by the OS; each kernel fills its own maps.
-    let mut data = vec![D::from_level(0); goals.len() * cells];
-    advise_huge_pages(&data);
+    let mut data = reuse_or_allocate(storage, goals.len() * cells);
     // The largest distance of each map, checked against `D` once the kernels are done.
     let mut levels = vec![0u32; goals.len()];
     if cells > 0 {
@@ -376,15 +442,14 @@ pub fn distance_maps_in<D: Distance>(
             CpuKernel::Queue | CpuKernel::Sweep | CpuKernel::Auto => {
                 let template = OpenBits::new(grid);
                 let geo = Geometry::new(&template, grid);
-                data.par_chunks_mut(2 * cells)
-                    .zip(goals.par_chunks(2))
-                    .zip(levels.par_chunks_mut(2))
-                    .for_each_init(
-                        || (Lane::new(), Lane::new()),
-                        |lanes, ((out, pair), top)| {
-                            queue_bfs(lanes, &template, geo, pair, out, top);
-                        },
-                    );
+                data.par_chunks_mut(cells)
+                    .zip(goals.par_iter())
+                    .zip(levels.par_iter_mut())
+                    .for_each(|((out, &goal), top)| {
+                        *top = with_workspace(|ws| {
+                            queue_map(&mut ws.queue, &mut ws.narrow, &template, geo, goal, out)
+                        });
+                    });
             }
             CpuKernel::BitFrontier => {
                 let template = OpenBits::new(grid);
@@ -414,6 +479,60 @@ pub fn distance_maps_in<D: Distance>(
     })
 }
 
+/// `len` distances (their values unspecified: every kernel writes every cell), in `storage`
+/// when it has the capacity.
+fn reuse_or_allocate<D: Distance>(mut storage: Vec<D>, len: usize) -> Vec<D> {
+    if storage.capacity() >= len {
+        // Only cells past the old length are written here, and only when it grows.
+        storage.resize(len, D::UNREACHABLE);
+        return storage;
+    }
+    drop(storage);
+    // Zeroed allocations are mapped lazily by the OS, so the kernels' writes are the first.
+    let data = vec![D::from_level(0); len];
+    advise_huge_pages(&data);
+    data
+}
+
+/// The kernels' buffers of one thread. A thread keeps them between calls (up to
+/// [`KEPT_WORKSPACE_BYTES`]): fresh memory costs a page fault and a page of zeros before its
+/// first write, which on a big map can cost as much as a sweep.
+#[derive(Default)]
+struct Workspace {
+    #[cfg(target_arch = "x86_64")]
+    sweep: crate::sweep::Scratch,
+    queue: QueueBfs,
+    /// The `u16` map both kernels search in, copied out when done.
+    narrow: Vec<u16>,
+}
+
+/// The most bytes of buffers a thread keeps between calls (a 2048² grid's take 9 MiB).
+const KEPT_WORKSPACE_BYTES: usize = 32 << 20;
+
+impl Workspace {
+    fn bytes(&self) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        let sweep = self.sweep.bytes();
+        #[cfg(not(target_arch = "x86_64"))]
+        let sweep = 0;
+        sweep + self.queue.bytes() + self.narrow.capacity() * 2
+    }
+}
+
+thread_local! {
+    static WORKSPACE: std::cell::Cell<Option<Box<Workspace>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with this thread's [`Workspace`], kept for the next call when small enough.
+fn with_workspace<R>(f: impl FnOnce(&mut Workspace) -> R) -> R {
+    let mut workspace = WORKSPACE.take().unwrap_or_default();
+    let result = f(&mut workspace);
+    if workspace.bytes() <= KEPT_WORKSPACE_BYTES {
+        WORKSPACE.set(Some(workspace));
+    }
+    result
+}
+
 /// Fills one map per goal with the sweep kernel, handing a goal to the queue kernel when its
 /// sweeps cannot finish it. `adaptive` ([`CpuKernel::Auto`]): grids with short free runs go
 /// to the queue kernel outright, and once most goals so far (two at least) had sweeps that
@@ -439,11 +558,12 @@ fn sweep_maps<D: Distance>(
     data.par_chunks_mut(grid.cell_count())
         .zip(goals.par_iter())
         .zip(levels.par_iter_mut())
-        .for_each_init(
-            || (sweep::Scratch::new(), (Lane::new(), Lane::new())),
-            |(scratch, lanes), ((out, &goal), top)| {
+        .for_each(|((out, &goal), top)| {
+            with_workspace(|ws| {
                 if !queue_only.load(Ordering::Relaxed) {
-                    let swept = sweep::fill(&free, goal, out, scratch, sweep::Budget::Capped);
+                    let budget = sweep::Budget::Capped;
+                    let swept =
+                        sweep::fill(&free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
                     // A stalled goal may just sit in a small part of the grid, and one costly
                     // goal may sit in a tangle: only most goals speak for the rest.
                     let done = swept_goals.fetch_add(1, Ordering::Relaxed) + 1;
@@ -460,16 +580,9 @@ fn sweep_maps<D: Distance>(
                 }
                 let template = queue_plane.get_or_init(|| OpenBits::new(grid));
                 let geo = Geometry::new(template, grid);
-                queue_bfs(
-                    lanes,
-                    template,
-                    geo,
-                    &[goal],
-                    out,
-                    std::slice::from_mut(top),
-                );
-            },
-        );
+                *top = queue_map(&mut ws.queue, &mut ws.narrow, template, geo, goal, out);
+            });
+        });
 }
 
 /// The error for a map of goal `goal_index` whose distances reach `max_distance`, beyond `D`.
@@ -527,7 +640,7 @@ impl OpenBits {
     }
 }
 
-/// Bit-index arithmetic shared by every lane of one grid.
+/// Bit-index arithmetic shared by every search of one grid.
 #[derive(Clone, Copy)]
 struct Geometry {
     shift: u32,
@@ -554,31 +667,31 @@ impl Geometry {
     }
 }
 
-/// One breadth-first search of the queue kernel in progress; reused across goals.
-///
-/// The loop body is latency-bound (a cell's neighbour words are usually the words the
-/// previous cell just wrote), so a thread runs two lanes for two goals in lock step and the
-/// processor overlaps their independent chains.
-struct Lane {
+/// The queue kernel's breadth-first search, its buffers reused across goals.
+struct QueueBfs {
     open: Vec<u64>,
     /// Ring buffer of bit indices; only the frontier's span is live, so it stays cache-sized.
     ring: Vec<u32>,
     head: usize,
     tail: usize,
-    level_end: usize,
     t: u32,
 }
 
-impl Lane {
-    fn new() -> Lane {
-        Lane {
+impl Default for QueueBfs {
+    fn default() -> QueueBfs {
+        QueueBfs {
             open: Vec::new(),
             ring: vec![0; 1 << 12],
             head: 0,
             tail: 0,
-            level_end: 0,
             t: 0,
         }
+    }
+}
+
+impl QueueBfs {
+    fn bytes(&self) -> usize {
+        self.open.capacity() * 8 + self.ring.capacity() * 4
     }
 
     fn start(&mut self, template: &OpenBits, geo: Geometry, goal: Cell) {
@@ -587,53 +700,16 @@ impl Lane {
         let g = ((goal.y as usize + 1) << geo.shift) | (goal.x as usize + 1);
         self.open[g >> 6] &= !(1u64 << (g & 63));
         self.ring[0] = g as u32;
-        (self.head, self.tail, self.level_end, self.t) = (0, 1, 0, 0);
+        (self.head, self.tail, self.t) = (0, 1, 0);
     }
 
-    fn busy(&self) -> bool {
-        self.head < self.tail
-    }
-
-    /// Dequeues one cell, writes its distance and enqueues its fresh neighbours.
-    #[inline(always)]
-    fn expand_one<D: Distance>(&mut self, geo: Geometry, out: &mut [D]) {
-        if self.head == self.level_end {
-            if self.head > 0 {
-                self.t += 1;
-            }
-            self.level_end = self.tail;
-            // Each pop adds at most three net entries, so a level fits without regrowing.
-            let need = 4 * (self.tail - self.head) + 4;
-            if need > self.ring.len() {
-                grow_ring(&mut self.ring, self.head, self.tail, need);
-            }
-        }
-        let mask = self.ring.len() - 1;
-        let p = self.ring[self.head & mask] as usize;
-        self.head += 1;
-        let (open, ring) = (&mut self.open[..], &mut self.ring[..]);
-        visit(open, ring, mask, &mut self.tail, geo, p);
-        out[geo.out_index(p)] = D::from_level(self.t);
-    }
-
-    /// Completes a search whose partner lane has finished: the current level cell by cell,
-    /// the rest with [`Lane::run_split`]. Leaves `t` at the largest distance.
-    fn finish_alone<D: Distance>(&mut self, geo: Geometry, out: &mut [D]) {
-        while self.busy() && self.head != self.level_end {
-            self.expand_one(geo, out);
-        }
-        if self.busy() {
-            self.run_split(geo, out, self.t + 1);
-        }
-    }
-
-    /// Runs the rest of a search alone from a level boundary (`first_level` is the distance
-    /// of the cells queued now), each level visited as two interleaved halves: cells far
-    /// apart in the queue touch different words, so the two halves' read-modify-write chains
-    /// overlap as two goals' do in [`queue_bfs`]. Order within a level does not change any
-    /// distance. Leaves `t` at the largest distance.
-    fn run_split<D: Distance>(&mut self, geo: Geometry, out: &mut [D], first_level: u32) {
-        let mut t = first_level;
+    /// Runs the search [`QueueBfs::start`] began, each level visited as two interleaved
+    /// halves: the loop body is latency-bound (a cell's neighbour words are usually the words
+    /// the previous cell just wrote), and cells far apart in the queue touch different words,
+    /// so the two halves' read-modify-write chains overlap. Order within a level does not
+    /// change any distance. Leaves `t` at the largest distance.
+    fn run<D: Distance>(&mut self, geo: Geometry, out: &mut [D]) {
+        let mut t = 0;
         while self.head < self.tail {
             let (start, end) = (self.head, self.tail);
             let need = 4 * (end - start) + 4;
@@ -666,7 +742,6 @@ impl Lane {
         }
         // Called with cells queued, so at least one level ran.
         self.t = t - 1;
-        self.level_end = self.head;
     }
 }
 
@@ -700,42 +775,45 @@ fn visit(
     claim(open, ring, mask, tail, p + geo.pitch_bits);
 }
 
-/// Fills the maps of up to two goals (`out` holds one map per goal), interleaving them, and
-/// stores each map's largest distance in `levels` (one per goal).
-fn queue_bfs<D: Distance>(
-    lanes: &mut (Lane, Lane),
+/// Fills the map of `goal` with the queue kernel and returns its largest distance. The search
+/// writes a `u16` map in `narrow`, which stays in cache from one goal to the next, and the
+/// map is then copied out in order: scattered writes straight into a batch's big output
+/// missed the caches (a 16-goal batch cost 1.5 times as much per cell as one goal). A map
+/// with distances past `u16` is searched again straight into `out`.
+fn queue_map<D: Distance>(
+    bfs: &mut QueueBfs,
+    narrow: &mut Vec<u16>,
     template: &OpenBits,
     geo: Geometry,
-    goals: &[Cell],
+    goal: Cell,
     out: &mut [D],
-    levels: &mut [u32],
-) {
-    let cells = out.len() / goals.len().max(1);
-    let (out_a, out_b) = out.split_at_mut(cells.min(out.len()));
-    let (a, b) = (&mut lanes.0, &mut lanes.1);
-    // Filling first also faults the fresh pages in sequentially, which measured faster than
-    // leaving the zeroed buffer to be first touched in BFS order (`examples/bfs_timing.rs`).
-    out_a.fill(D::UNREACHABLE);
-    out_b.fill(D::UNREACHABLE);
-    match *goals {
-        [ga, gb] => {
-            a.start(template, geo, ga);
-            b.start(template, geo, gb);
-            while a.busy() && b.busy() {
-                a.expand_one(geo, out_a);
-                b.expand_one(geo, out_b);
-            }
-            b.finish_alone(geo, out_b);
-            a.finish_alone(geo, out_a);
-            levels[0] = a.t;
-            levels[1] = b.t;
-        }
-        [ga] => {
-            a.start(template, geo, ga);
-            a.run_split(geo, out_a, 0);
-            levels[0] = a.t;
-        }
-        _ => {}
+) -> u32 {
+    narrow.clear();
+    narrow.resize(out.len(), UNREACHABLE_U16);
+    bfs.start(template, geo, goal);
+    bfs.run(geo, narrow);
+    if bfs.t < u32::from(UNREACHABLE_U16) {
+        widen(narrow, out);
+    } else {
+        out.fill(D::UNREACHABLE);
+        bfs.start(template, geo, goal);
+        bfs.run(geo, out);
+    }
+    bfs.t
+}
+
+/// Copies a `u16` map into a map of `D` ([`UNREACHABLE_U16`] becomes `D::UNREACHABLE`).
+pub(crate) fn widen<D: Distance>(narrow: &[u16], out: &mut [D]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::sweep::widen_u32(narrow, out) {
+        return;
+    }
+    for (wide, &d) in out.iter_mut().zip(narrow) {
+        *wide = if d == UNREACHABLE_U16 {
+            D::UNREACHABLE
+        } else {
+            D::from_level(u32::from(d))
+        };
     }
 }
 

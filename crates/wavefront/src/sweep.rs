@@ -203,18 +203,23 @@ pub(crate) struct Scratch {
     step: Pending,
     /// Whether each row has been written since the map started.
     ready: Vec<bool>,
-    /// The `u16` map a `u32` map is swept in.
-    narrow: Vec<u16>,
 }
 
 impl Scratch {
-    pub(crate) fn new() -> Scratch {
+    #[cfg(test)]
+    fn new() -> Scratch {
         Scratch::default()
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        let pending = |p: &Pending| p.lanes.capacity() * 4 + p.blocks.capacity() * 8;
+        pending(&self.down) + pending(&self.up) + pending(&self.step) + self.ready.capacity()
     }
 }
 
 /// Fills `out` (row-major `width × height`, any contents) with the exact distances to `goal`,
-/// unless the result says otherwise.
+/// unless the result says otherwise. A `u32` map is swept in `narrow` and widened.
 ///
 /// The caller checked [`supported`], that `goal` is a free cell of the grid `free` was built
 /// from, and that `out.len()` is its cell count.
@@ -223,29 +228,54 @@ pub(crate) fn fill<D: Distance>(
     goal: Cell,
     out: &mut [D],
     scratch: &mut Scratch,
+    narrow: &mut Vec<u16>,
     budget: Budget,
 ) -> Swept {
     debug_assert!(supported());
     debug_assert_eq!(out.len(), free.width * free.height);
     // SAFETY (both calls): `supported()`, checked by the caller, says the processor has the
     // features the kernel is compiled for.
-    if let Some(narrow) = as_u16(out) {
-        return unsafe { Sweeper::run(free, goal, narrow, scratch, budget) };
+    if let Some(out) = as_u16(out) {
+        return unsafe { Sweeper::run(free, goal, out, scratch, budget) };
     }
-    let mut narrow = std::mem::take(&mut scratch.narrow);
     narrow.resize(out.len(), 0);
-    let swept = unsafe { Sweeper::run(free, goal, &mut narrow, scratch, budget) };
+    let swept = unsafe { Sweeper::run(free, goal, narrow, scratch, budget) };
     if matches!(swept, Swept::Exact | Swept::Costly) {
-        for (wide, &d) in out.iter_mut().zip(&narrow) {
-            *wide = if d == INF {
-                D::UNREACHABLE
-            } else {
-                D::from_level(u32::from(d))
-            };
+        crate::distance::widen(narrow, out);
+    }
+    swept
+}
+
+/// Widens a `u16` map into `out` when `D` is `u32` (`INF` becomes `u32::MAX`), 16 cells an
+/// operation; returns whether it did (`D` is `u16` otherwise).
+pub(crate) fn widen_u32<D: Distance>(narrow: &[u16], out: &mut [D]) -> bool {
+    if size_of::<D>() != 4 || !supported() {
+        return false;
+    }
+    // SAFETY: `Distance` is sealed to `u16` and `u32`, so a four-byte `D` is `u32`.
+    let out = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u32>(), out.len()) };
+    // SAFETY: `supported()` says the processor has AVX-512F.
+    unsafe { widen_avx512(narrow, out) };
+    true
+}
+
+#[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
+fn widen_avx512(narrow: &[u16], out: &mut [u32]) {
+    let wide_inf = _mm512_set1_epi32(i32::from(INF));
+    let mut from = narrow.chunks_exact(16);
+    let mut to = out.chunks_exact_mut(16);
+    for (src, dst) in (&mut from).zip(&mut to) {
+        // SAFETY: both chunks hold 16 elements; the accesses are unaligned.
+        unsafe {
+            let w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(src.as_ptr().cast()));
+            let unreached = _mm512_cmpeq_epi32_mask(w, wide_inf);
+            let w = _mm512_mask_mov_epi32(w, unreached, _mm512_set1_epi32(-1));
+            _mm512_storeu_si512(dst.as_mut_ptr().cast(), w);
         }
     }
-    scratch.narrow = narrow;
-    swept
+    for (dst, &d) in to.into_remainder().iter_mut().zip(from.remainder()) {
+        *dst = if d == INF { u32::MAX } else { u32::from(d) };
+    }
 }
 
 /// `out` as `u16`, when that is its type.
@@ -263,20 +293,6 @@ fn has_cut_edge(grid: &Grid, out: &[u16]) -> bool {
     (0..grid.height())
         .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
         .any(|c| grid.is_free(c) && at(c) == INF && grid.neighbours4(c).any(|n| at(n) != INF))
-}
-
-/// Empties a bit set, yielding its set bits in increasing order.
-fn drain_bits(set: &mut [u64]) -> impl Iterator<Item = usize> + '_ {
-    set.iter_mut().enumerate().flat_map(|(k, word)| {
-        let mut rest = std::mem::take(word);
-        std::iter::from_fn(move || {
-            (rest != 0).then(|| {
-                let bit = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                64 * k + bit
-            })
-        })
-    })
 }
 
 /// The first set bit at or after `b`.
@@ -451,12 +467,36 @@ fn relax(a: __m512i, m: u32, b: __m512i, k: __m512i) -> __m512i {
     _mm512_mask_min_epu16(a, m, a, _mm512_adds_epu16(b, k))
 }
 
+/// `v` relaxed along the free runs of its block (`free`, the free lanes) in both directions:
+/// a segmented min-plus scan, `log2(LANES)` shift-add-min steps a direction (the two are
+/// independent chains).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
+fn scan(c: &Consts, free: u32, v: __m512i) -> __m512i {
+    let (mut l, mut r) = (v, v);
+    // Lanes whose cells `x - 2^s ..= x` (`run_left`), `x ..= x + 2^s` (`run_right`) are all
+    // free.
+    let (mut run_left, mut run_right) = (free & (free << 1), free & (free >> 1));
+    for s in 0..STEPS {
+        if s > 0 {
+            run_left &= run_left << (1 << (s - 1));
+            run_right &= run_right >> (1 << (s - 1));
+        }
+        l = relax(l, run_left, _mm512_permutexvar_epi16(c.up[s], l), c.step[s]);
+        r = relax(
+            r,
+            run_right,
+            _mm512_permutexvar_epi16(c.down[s], r),
+            c.step[s],
+        );
+    }
+    _mm512_min_epu16(l, r)
+}
+
 /// What a map's sweeps have done so far, kept across its row steps.
 struct Tally {
     /// Block operations done, the measure of a sweep's cost.
     work: u64,
-    /// Cells with a distance.
-    reached: u64,
     /// Whether to watch for the largest distance `u16` holds (only possible on grids with more
     /// free cells than that), and whether a change wrote it.
     watch: bool,
@@ -485,44 +525,31 @@ impl RowStep<'_> {
             unsafe { store(self.row, b, v) };
             self.changed[b] |= diff;
             self.blocks[b / 64] |= 1 << (b % 64);
-            let first_time = diff & _mm512_cmpeq_epu16_mask(old, c.inf);
-            self.tally.reached += u64::from(first_time.count_ones());
             if self.tally.watch {
                 self.tally.at_limit |= _mm512_cmpeq_epu16_mask(v, c.limit) != 0;
             }
         }
-        self.tally.work += 1;
     }
 
-    /// Relaxes the pending `lanes` of each block of `blocks` from the neighbour row `from`,
-    /// taking them out of the pending set.
+    /// Relaxes the row from the pending `lanes` of the neighbour row `from` (`blocks`: the
+    /// blocks with pending lanes, all taken out of the pending set) and then along itself, in
+    /// one walk from the left: a pulled block that changed gets the in-block scan in both
+    /// directions, and every block the walk visits takes the carry from its left; a block
+    /// nothing was pulled into and that the carry cannot improve is skipped, up to the next
+    /// pulled block. Then [`RowStep::carry_left`].
     #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
-    fn pull(&mut self, c: &Consts, from: &[u16], lanes: &mut [u32], blocks: &mut [u64]) {
-        for b in drain_bits(blocks) {
-            let pending = std::mem::take(&mut lanes[b]);
-            // SAFETY: `b` is a block of both rows.
-            let (old, src) = unsafe { (load(c, self.row, b), load(c, from, b)) };
-            let m = pending & free_lanes(self.free, b);
-            self.update(c, b, old, relax(old, m, src, c.one));
-        }
-    }
-
-    /// Relaxes the row along itself, from the left: each changed block gets the in-block scan
-    /// in both directions and the carry from its left; a block no change reached and that the
-    /// carry cannot improve is skipped, up to the next changed block. Then
-    /// [`RowStep::carry_left`].
-    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
-    fn along(&mut self, c: &Consts) {
+    fn pull_along(&mut self, c: &Consts, from: &[u16], lanes: &mut [u32], blocks: &mut [u64]) {
         let nb = self.row.len().div_ceil(LANES);
-        let Some(mut b) = first_from(self.blocks, 0) else {
+        let Some(mut b) = first_from(blocks, 0) else {
             return;
         };
         let mut carry = if b == 0 { INF } else { self.row[LANES * b - 1] };
         while b < nb {
             let f = free_lanes(self.free, b);
+            let pulled = has(blocks, b);
             let improves = f & 1 != 0 && carry.saturating_add(1) < self.row[LANES * b];
-            if !has(self.blocks, b) && !improves {
-                let Some(next) = first_from(self.blocks, b + 1) else {
+            if !pulled && !improves {
+                let Some(next) = first_from(blocks, b + 1) else {
                     break;
                 };
                 b = next;
@@ -531,35 +558,36 @@ impl RowStep<'_> {
             }
             // SAFETY: `b` is a block of the row.
             let old = unsafe { load(c, self.row, b) };
-            let (mut l, mut r) = (old, old);
-            // Lanes whose cells `x - 2^s ..= x` (`run_left`), `x ..= x + 2^s` (`run_right`) are
-            // all free.
-            let (mut run_left, mut run_right) = (f & (f << 1), f & (f >> 1));
-            for s in 0..STEPS {
-                if s > 0 {
-                    run_left &= run_left << (1 << (s - 1));
-                    run_right &= run_right >> (1 << (s - 1));
+            let mut v = old;
+            let mut moved = improves;
+            if pulled {
+                // SAFETY: `b` is a block of both rows.
+                let src = unsafe { load(c, from, b) };
+                v = relax(old, std::mem::take(&mut lanes[b]) & f, src, c.one);
+                self.tally.work += 1;
+                if _mm512_cmpneq_epu16_mask(v, old) != 0 {
+                    v = scan(c, f, v);
+                    moved = true;
                 }
-                l = relax(l, run_left, _mm512_permutexvar_epi16(c.up[s], l), c.step[s]);
-                r = relax(
-                    r,
-                    run_right,
-                    _mm512_permutexvar_epi16(c.down[s], r),
-                    c.step[s],
-                );
             }
-            let local = _mm512_min_epu16(l, r);
-            let last = _mm_extract_epi16::<7>(_mm512_extracti32x4_epi32::<3>(local)) as u16;
-            // The lanes up to the first blocked one take the carry.
-            let prefix = match (!f).trailing_zeros() as usize {
-                n if n >= LANES => u32::MAX,
-                n => (1 << n) - 1,
-            };
-            let v = relax(local, prefix, _mm512_set1_epi16(carry as i16), c.ramp_up);
-            carry = carry_across(f, last, carry);
-            self.update(c, b, old, v);
+            if moved {
+                let last = _mm_extract_epi16::<7>(_mm512_extracti32x4_epi32::<3>(v)) as u16;
+                // The lanes up to the first blocked one take the carry.
+                let prefix = match (!f).trailing_zeros() as usize {
+                    n if n >= LANES => u32::MAX,
+                    n => (1 << n) - 1,
+                };
+                v = relax(v, prefix, _mm512_set1_epi16(carry as i16), c.ramp_up);
+                carry = carry_across(f, last, carry);
+                self.update(c, b, old, v);
+                self.tally.work += 1;
+            } else {
+                let last = self.row.get(LANES * b + LANES - 1).copied().unwrap_or(INF);
+                carry = carry_across(f, last, carry);
+            }
             b += 1;
         }
+        blocks.fill(0);
         self.carry_left(c);
     }
 
@@ -594,6 +622,7 @@ impl RowStep<'_> {
                 let v = relax(old, suffix, _mm512_set1_epi16(carry as i16), c.ramp_down);
                 carry = carry_across(f, first, carry);
                 self.update(c, b, old, v);
+                self.tally.work += 1;
             } else if has(self.blocks, b) {
                 // Nothing comes in, but the block changed: its left neighbour may gain.
                 carry = self.row[LANES * b];
@@ -657,7 +686,6 @@ impl Sweeper<'_> {
             ready: &mut s.ready,
             tally: Tally {
                 work: 0,
-                reached: 1,
                 watch: free.grid.free_count() >= u64::from(INF),
                 at_limit: false,
             },
@@ -696,35 +724,36 @@ impl Sweeper<'_> {
             }
             // Two passes settle every cell that a path without long detours reaches; when
             // they leave most free cells unreached, paths wind (a maze).
-            if budget == Budget::Capped
-                && pass == 1
-                && 2 * sw.tally.reached < free.grid.free_count()
-            {
+            if budget == Budget::Capped && pass == 1 && 2 * sw.reached() < free.grid.free_count() {
                 return Swept::Stalled;
             }
         }
         unreachable!("the pass loop returns")
     }
 
-    /// Writes the goal's row: 0 at the goal, then along the row.
-    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
+    /// Writes the goal's row: 0 at the goal, `|x - goal.x|` along its free run.
     fn start(&mut self, goal: Cell) {
         let (gx, gy, w) = (goal.x as usize, goal.y as usize, self.free.width);
         let row = &mut self.out[gy * w..(gy + 1) * w];
         row.fill(INF);
-        row[gx] = 0;
         self.ready[gy] = true;
+        let free = self.free.row(gy);
+        let is_free = |x: usize| free[x / 64] >> (x % 64) & 1 != 0;
+        let first = (0..gx)
+            .rev()
+            .take_while(|&x| is_free(x))
+            .last()
+            .unwrap_or(gx);
+        let last = (gx + 1..w).take_while(|&x| is_free(x)).last().unwrap_or(gx);
         let (changed, blocks) = self.step.row(0);
-        let mut step = RowStep {
-            row,
-            free: self.free.row(gy),
-            changed,
-            blocks,
-            tally: &mut self.tally,
-        };
-        step.changed[gx / LANES] |= 1 << (gx % LANES);
-        step.blocks[gx / LANES / 64] |= 1 << (gx / LANES % 64);
-        step.along(&self.c);
+        for (x, slot) in row.iter_mut().enumerate().take(last + 1).skip(first) {
+            // Saturated like the sweeps' sums: `INF` past the largest distance `u16` holds.
+            *slot = u16::try_from(x.abs_diff(gx)).unwrap_or(INF);
+            changed[x / LANES] |= 1 << (x % LANES);
+            blocks[x / LANES / 64] |= 1 << (x / LANES % 64);
+        }
+        self.tally.at_limit |=
+            last - gx >= usize::from(INF - 1) || gx - first >= usize::from(INF - 1);
         self.publish(gy);
     }
 
@@ -793,10 +822,9 @@ impl Sweeper<'_> {
             blocks: changed_blocks,
             tally: &mut self.tally,
         };
-        step.pull(&self.c, src, lanes, blocks);
+        step.pull_along(&self.c, src, lanes, blocks);
         let moved = step.blocks.iter().any(|&b| b != 0);
         if moved {
-            step.along(&self.c);
             self.publish(y);
         }
         moved
@@ -811,9 +839,17 @@ impl Sweeper<'_> {
         if y > 0 {
             self.up.add_row(y, changed, blocks);
         }
-        for b in drain_bits(blocks) {
-            changed[b] = 0;
-        }
+        changed.fill(0);
+        blocks.fill(0);
+    }
+
+    /// Cells with a distance.
+    fn reached(&self) -> u64 {
+        let rows = self.out.chunks_exact(self.free.width);
+        rows.zip(self.ready.iter())
+            .filter(|&(_, &ready)| ready)
+            .map(|(row, _)| row.iter().filter(|&&d| d != INF).count() as u64)
+            .sum()
     }
 
     /// Fills the rows no step reached with `INF`.
@@ -865,8 +901,17 @@ mod tests {
         // Stale contents from an earlier map must not leak into the next one.
         let mut narrow = vec![7u16; grid.cell_count()];
         let mut wide = vec![7u32; grid.cell_count()];
-        let outcome = fill(&free, goal, &mut narrow, &mut scratch, budget);
-        assert_eq!(fill(&free, goal, &mut wide, &mut scratch, budget), outcome);
+        let mut stale = vec![7u16; grid.cell_count()];
+        let outcome = fill(
+            &free,
+            goal,
+            &mut narrow,
+            &mut scratch,
+            &mut Vec::new(),
+            budget,
+        );
+        let again = fill(&free, goal, &mut wide, &mut scratch, &mut stale, budget);
+        assert_eq!(again, outcome);
         if matches!(outcome, Swept::Exact | Swept::Costly) {
             let narrowed: Vec<u32> = narrow
                 .iter()
@@ -967,7 +1012,14 @@ mod tests {
         let free = FreeBits::new(&over);
         for goal in [Cell::new(0, 0), Cell::new(65_535, 1)] {
             let mut out = vec![0u32; over.cell_count()];
-            let outcome = fill(&free, goal, &mut out, &mut Scratch::new(), Budget::Capped);
+            let outcome = fill(
+                &free,
+                goal,
+                &mut out,
+                &mut Scratch::new(),
+                &mut Vec::new(),
+                Budget::Capped,
+            );
             assert_eq!(outcome, Swept::MayOverflow, "goal {goal}");
         }
     }

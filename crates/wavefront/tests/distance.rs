@@ -189,6 +189,56 @@ fn maps_are_cheap_to_clone_and_sized() {
     assert_eq!(maps.get(2, Cell::new(0, 0)), None);
 }
 
+/// [`DistanceMaps::rebuild`] gives the maps a fresh build gives, whatever the maps held
+/// before (more goals, fewer, another grid), and leaves clones sharing the old maps alone.
+#[test]
+fn rebuilt_maps_equal_fresh_ones() {
+    let grids = [
+        generate::random(70, 50, 0.2, 1).unwrap(),
+        generate::maze(41, 63, 1, 2).unwrap(),
+        Grid::open(90, 40).unwrap(),
+        generate::random(70, 50, 0.1, 3).unwrap(),
+    ];
+    for kernel in CpuKernel::ALL {
+        let options = cpu_options(kernel);
+        let mut maps = DistanceMaps::<u32>::default();
+        let mut narrow = DistanceMaps::<u16>::default();
+        assert!(maps.is_empty());
+        for (k, grid) in grids.iter().enumerate() {
+            let goals: Vec<Cell> = generate::random_queries(grid, [3, 1, 5, 2][k], k as u64)
+                .into_iter()
+                .map(|q| q.1)
+                .collect();
+            let kept = maps.clone();
+            maps.rebuild(grid, &goals, &options).unwrap();
+            check_against_bfs(grid, &goals, &maps, kernel);
+            narrow.rebuild(grid, &goals, &options).unwrap();
+            check_against_bfs(grid, &goals, &narrow, kernel);
+            if k > 0 {
+                assert_ne!(kept, maps, "the clone keeps the old maps");
+                assert_eq!(
+                    kept.dims(),
+                    (
+                        grids[k - 1].height() as usize,
+                        grids[k - 1].width() as usize
+                    )
+                );
+            }
+        }
+        let blocked = (0..grids[0].width())
+            .map(|x| Cell::new(x, 0))
+            .find(|&c| !grids[0].is_free(c))
+            .unwrap();
+        let err = maps.rebuild(&grids[0], &[Cell::new(0, 0), blocked], &options);
+        assert!(
+            matches!(err, Err(WavefrontError::InvalidGoal { index: 1, .. })),
+            "{err:?}"
+        );
+        assert!(maps.is_empty());
+        assert_eq!(maps.as_array().len(), 0);
+    }
+}
+
 #[test]
 fn u16_and_u32_maps_agree_on_a_random_256_grid() {
     let grid = generate::random(256, 256, 0.2, 11).unwrap();
@@ -262,6 +312,17 @@ fn u16_maps_refuse_distances_past_65534() {
         matches!(err, WavefrontError::DistanceOverflow { .. }),
         "{err}"
     );
+}
+
+/// Distances past `u16` in `u32` maps: the kernels that search in `u16` first (sweeps and the
+/// queue's cache-resident map) must notice and search again in `u32`.
+#[test]
+fn u32_maps_hold_distances_past_65535() {
+    let grid = serpentine(400);
+    let goals = [Cell::new(0, 0), Cell::new(399, 398)];
+    for kernel in CpuKernel::ALL {
+        check_maps(&grid, &goals, kernel);
+    }
 }
 
 #[test]
