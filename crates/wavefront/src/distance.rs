@@ -802,8 +802,20 @@ fn queue_map<D: Distance>(
     bfs.t
 }
 
+/// `out` as `u16`, when that is its type.
+pub(crate) fn as_u16<D: Distance>(out: &mut [D]) -> Option<&mut [u16]> {
+    (size_of::<D>() == 2 && D::UNREACHABLE.to_u32() == u32::from(UNREACHABLE_U16)).then(|| {
+        // SAFETY: `Distance` is sealed to `u16` and `u32`, so a two-byte `D` is `u16`.
+        unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u16>(), out.len()) }
+    })
+}
+
 /// Copies a `u16` map into a map of `D` ([`UNREACHABLE_U16`] becomes `D::UNREACHABLE`).
 pub(crate) fn widen<D: Distance>(narrow: &[u16], out: &mut [D]) {
+    if let Some(out) = as_u16(out) {
+        out.copy_from_slice(narrow);
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if crate::sweep::widen_u32(narrow, out) {
         return;

@@ -235,7 +235,7 @@ pub(crate) fn fill<D: Distance>(
     debug_assert_eq!(out.len(), free.width * free.height);
     // SAFETY (both calls): `supported()`, checked by the caller, says the processor has the
     // features the kernel is compiled for.
-    if let Some(out) = as_u16(out) {
+    if let Some(out) = crate::distance::as_u16(out) {
         return unsafe { Sweeper::run(free, goal, out, scratch, budget) };
     }
     narrow.resize(out.len(), 0);
@@ -247,7 +247,7 @@ pub(crate) fn fill<D: Distance>(
 }
 
 /// Widens a `u16` map into `out` when `D` is `u32` (`INF` becomes `u32::MAX`), 16 cells an
-/// operation; returns whether it did (`D` is `u16` otherwise).
+/// operation; returns whether it did (not when `D` is `u16`, or without AVX-512).
 pub(crate) fn widen_u32<D: Distance>(narrow: &[u16], out: &mut [D]) -> bool {
     if size_of::<D>() != 4 || !supported() {
         return false;
@@ -276,14 +276,6 @@ fn widen_avx512(narrow: &[u16], out: &mut [u32]) {
     for (dst, &d) in to.into_remainder().iter_mut().zip(from.remainder()) {
         *dst = if d == INF { u32::MAX } else { u32::from(d) };
     }
-}
-
-/// `out` as `u16`, when that is its type.
-fn as_u16<D: Distance>(out: &mut [D]) -> Option<&mut [u16]> {
-    (size_of::<D>() == 2 && D::UNREACHABLE.to_u32() == u32::from(INF)).then(|| {
-        // SAFETY: `Distance` is sealed to `u16` and `u32`, so a two-byte `D` is `u16`.
-        unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u16>(), out.len()) }
-    })
 }
 
 /// Whether a free cell that holds `INF` has a neighbour with a distance: then a saturated sum
