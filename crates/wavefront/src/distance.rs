@@ -447,7 +447,8 @@ fn build_maps<D: Distance>(
                     .zip(levels.par_iter_mut())
                     .for_each(|((out, &goal), top)| {
                         *top = with_workspace(|ws| {
-                            queue_map(&mut ws.queue, &mut ws.narrow, &template, geo, goal, out)
+                            let narrow = (goals.len() > 1).then_some(&mut ws.narrow);
+                            queue_map(&mut ws.queue, narrow, &template, geo, goal, out)
                         });
                     });
             }
@@ -580,7 +581,8 @@ fn sweep_maps<D: Distance>(
                 }
                 let template = queue_plane.get_or_init(|| OpenBits::new(grid));
                 let geo = Geometry::new(template, grid);
-                *top = queue_map(&mut ws.queue, &mut ws.narrow, template, geo, goal, out);
+                let narrow = (goals.len() > 1).then_some(&mut ws.narrow);
+                *top = queue_map(&mut ws.queue, narrow, template, geo, goal, out);
             });
         });
 }
@@ -775,30 +777,37 @@ fn visit(
     claim(open, ring, mask, tail, p + geo.pitch_bits);
 }
 
-/// Fills the map of `goal` with the queue kernel and returns its largest distance. The search
-/// writes a `u16` map in `narrow`, which stays in cache from one goal to the next, and the
-/// map is then copied out in order: scattered writes straight into a batch's big output
-/// missed the caches (a 16-goal batch cost 1.5 times as much per cell as one goal). A map
-/// with distances past `u16` is searched again straight into `out`.
+/// Fills the map of `goal` with the queue kernel and returns its largest distance.
+///
+/// In a batch (`narrow` given) the search writes a `u16` map in `narrow`, which stays in cache
+/// from one goal to the next, and the map is then copied out in order: scattered writes
+/// straight into a batch's big output missed the caches (a 16-goal batch cost 1.5 times as
+/// much per cell as one goal). A map with distances past `u16` is searched again straight
+/// into `out`. A lone goal is searched straight into `out`, whose one map is as likely to be
+/// cached as `narrow` (the copy cost 5 % there).
 fn queue_map<D: Distance>(
     bfs: &mut QueueBfs,
-    narrow: &mut Vec<u16>,
+    narrow: Option<&mut Vec<u16>>,
     template: &OpenBits,
     geo: Geometry,
     goal: Cell,
     out: &mut [D],
 ) -> u32 {
-    narrow.clear();
-    narrow.resize(out.len(), UNREACHABLE_U16);
-    bfs.start(template, geo, goal);
-    bfs.run(geo, narrow);
-    if bfs.t < u32::from(UNREACHABLE_U16) {
-        widen(narrow, out);
-    } else {
-        out.fill(D::UNREACHABLE);
+    if let Some(narrow) = narrow {
+        narrow.clear();
+        narrow.resize(out.len(), UNREACHABLE_U16);
         bfs.start(template, geo, goal);
-        bfs.run(geo, out);
+        bfs.run(geo, narrow);
+        if bfs.t < u32::from(UNREACHABLE_U16) {
+            widen(narrow, out);
+            return bfs.t;
+        }
     }
+    // Filling first also faults fresh pages in sequentially, which measured faster than
+    // leaving them to be first touched in BFS order.
+    out.fill(D::UNREACHABLE);
+    bfs.start(template, geo, goal);
+    bfs.run(geo, out);
     bfs.t
 }
 

@@ -17,6 +17,8 @@
 //!   [`distance_maps_u16`] (or [`distance_maps_in`] with
 //!   `u16`) stores `u16` instead ([`UNREACHABLE_U16`]): half the memory, and an error
 //!   ([`WavefrontError::DistanceOverflow`]) rather than a wrong value past 65,534 moves.
+//!   [`DistanceMaps::rebuild`] recomputes maps in place (obstacles moved, goals changed),
+//!   sparing the OS the fresh pages of a new build.
 //! - [`batched_astar`] → `Vec<Option<GridPath>>`: optimal paths by gradient descent on the
 //!   maps, O(path length) per query; queries sharing a goal share a map.
 //! - [`space_time_astar`] / [`space_time_search`] (with a [`SpaceTimeQuery`]: heuristic map,
