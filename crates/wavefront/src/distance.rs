@@ -442,14 +442,12 @@ fn build_maps<D: Distance>(
             CpuKernel::Queue | CpuKernel::Sweep | CpuKernel::Auto => {
                 let template = OpenBits::new(grid);
                 let geo = Geometry::new(&template, grid);
+                let in_batch = goals.len() > 1;
                 data.par_chunks_mut(cells)
                     .zip(goals.par_iter())
                     .zip(levels.par_iter_mut())
-                    .for_each(|((out, &goal), top)| {
-                        *top = with_workspace(|ws| {
-                            let narrow = (goals.len() > 1).then_some(&mut ws.narrow);
-                            queue_map(&mut ws.queue, narrow, &template, geo, goal, out)
-                        });
+                    .for_each_init(Lent::from_thread, |ws, ((out, &goal), top)| {
+                        *top = ws.get().queue_map(&template, geo, goal, out, in_batch);
                     });
             }
             CpuKernel::BitFrontier => {
@@ -518,20 +516,70 @@ impl Workspace {
         let sweep = 0;
         sweep + self.queue.bytes() + self.narrow.capacity() * 2
     }
+
+    /// Fills the map of `goal` with the queue kernel and returns its largest distance.
+    ///
+    /// In a batch the search writes a `u16` map in `narrow`, which stays in cache from one
+    /// goal to the next, and the map is then copied out in order: scattered writes straight
+    /// into a batch's big output missed the caches (a 16-goal batch cost 1.5 times as much
+    /// per cell as one goal). A map with distances past `u16` is searched again straight into
+    /// `out`. A lone goal is searched straight into `out`, whose one map is as likely to be
+    /// cached as `narrow` (the copy cost 5 % there).
+    fn queue_map<D: Distance>(
+        &mut self,
+        template: &OpenBits,
+        geo: Geometry,
+        goal: Cell,
+        out: &mut [D],
+        in_batch: bool,
+    ) -> u32 {
+        let (bfs, narrow) = (&mut self.queue, &mut self.narrow);
+        if in_batch {
+            narrow.clear();
+            narrow.resize(out.len(), UNREACHABLE_U16);
+            bfs.start(template, geo, goal);
+            bfs.run(geo, narrow);
+            if bfs.t < u32::from(UNREACHABLE_U16) {
+                widen(narrow, out);
+                return bfs.t;
+            }
+        }
+        // Filling first also faults fresh pages in sequentially, which measured faster than
+        // leaving them to be first touched in BFS order.
+        out.fill(D::UNREACHABLE);
+        bfs.start(template, geo, goal);
+        bfs.run(geo, out);
+        bfs.t
+    }
 }
 
 thread_local! {
     static WORKSPACE: std::cell::Cell<Option<Box<Workspace>>> = const { std::cell::Cell::new(None) };
 }
 
-/// Runs `f` with this thread's [`Workspace`], kept for the next call when small enough.
-fn with_workspace<R>(f: impl FnOnce(&mut Workspace) -> R) -> R {
-    let mut workspace = WORKSPACE.take().unwrap_or_default();
-    let result = f(&mut workspace);
-    if workspace.bytes() <= KEPT_WORKSPACE_BYTES {
-        WORKSPACE.set(Some(workspace));
+/// This thread's [`Workspace`], lent to one rayon job (whose goals all reuse it) and handed
+/// back when the job ends, if small enough to keep for the next call.
+struct Lent(Option<Box<Workspace>>);
+
+impl Lent {
+    fn from_thread() -> Lent {
+        Lent(WORKSPACE.take())
     }
-    result
+
+    fn get(&mut self) -> &mut Workspace {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if let Some(workspace) = self.0.take()
+            && workspace.bytes() <= KEPT_WORKSPACE_BYTES
+        {
+            // A thread being torn down keeps nothing.
+            let _ = WORKSPACE.try_with(|slot| slot.set(Some(workspace)));
+        }
+    }
 }
 
 /// Fills one map per goal with the sweep kernel, handing a goal to the queue kernel when its
@@ -556,34 +604,32 @@ fn sweep_maps<D: Distance>(
     let queue_only = AtomicBool::new(adaptive && !free.suits_sweeps());
     // Goals swept so far, and those whose sweeps cost more than the queue's would have.
     let (swept_goals, costly_goals) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let in_batch = goals.len() > 1;
     data.par_chunks_mut(grid.cell_count())
         .zip(goals.par_iter())
         .zip(levels.par_iter_mut())
-        .for_each(|((out, &goal), top)| {
-            with_workspace(|ws| {
-                if !queue_only.load(Ordering::Relaxed) {
-                    let budget = sweep::Budget::Capped;
-                    let swept =
-                        sweep::fill(&free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
-                    // A stalled goal may just sit in a small part of the grid, and one costly
-                    // goal may sit in a tangle: only most goals speak for the rest.
-                    let done = swept_goals.fetch_add(1, Ordering::Relaxed) + 1;
-                    if matches!(swept, Swept::Costly | Swept::Winding) {
-                        let costly = costly_goals.fetch_add(1, Ordering::Relaxed) + 1;
-                        if adaptive && costly >= 2 && 2 * costly >= done {
-                            queue_only.store(true, Ordering::Relaxed);
-                        }
-                    }
-                    // A swept map checked its own overflow; `top` only serves the queue's.
-                    if matches!(swept, Swept::Exact | Swept::Costly) {
-                        return;
+        .for_each_init(Lent::from_thread, |lent, ((out, &goal), top)| {
+            let ws = lent.get();
+            if !queue_only.load(Ordering::Relaxed) {
+                let budget = sweep::Budget::Capped;
+                let swept = sweep::fill(&free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
+                // A stalled goal may just sit in a small part of the grid, and one costly
+                // goal may sit in a tangle: only most goals speak for the rest.
+                let done = swept_goals.fetch_add(1, Ordering::Relaxed) + 1;
+                if matches!(swept, Swept::Costly | Swept::Winding) {
+                    let costly = costly_goals.fetch_add(1, Ordering::Relaxed) + 1;
+                    if adaptive && costly >= 2 && 2 * costly >= done {
+                        queue_only.store(true, Ordering::Relaxed);
                     }
                 }
-                let template = queue_plane.get_or_init(|| OpenBits::new(grid));
-                let geo = Geometry::new(template, grid);
-                let narrow = (goals.len() > 1).then_some(&mut ws.narrow);
-                *top = queue_map(&mut ws.queue, narrow, template, geo, goal, out);
-            });
+                // A swept map checked its own overflow; `top` only serves the queue's.
+                if matches!(swept, Swept::Exact | Swept::Costly) {
+                    return;
+                }
+            }
+            let template = queue_plane.get_or_init(|| OpenBits::new(grid));
+            let geo = Geometry::new(template, grid);
+            *top = ws.queue_map(template, geo, goal, out, in_batch);
         });
 }
 
@@ -775,40 +821,6 @@ fn visit(
     }
     claim(open, ring, mask, tail, p - geo.pitch_bits);
     claim(open, ring, mask, tail, p + geo.pitch_bits);
-}
-
-/// Fills the map of `goal` with the queue kernel and returns its largest distance.
-///
-/// In a batch (`narrow` given) the search writes a `u16` map in `narrow`, which stays in cache
-/// from one goal to the next, and the map is then copied out in order: scattered writes
-/// straight into a batch's big output missed the caches (a 16-goal batch cost 1.5 times as
-/// much per cell as one goal). A map with distances past `u16` is searched again straight
-/// into `out`. A lone goal is searched straight into `out`, whose one map is as likely to be
-/// cached as `narrow` (the copy cost 5 % there).
-fn queue_map<D: Distance>(
-    bfs: &mut QueueBfs,
-    narrow: Option<&mut Vec<u16>>,
-    template: &OpenBits,
-    geo: Geometry,
-    goal: Cell,
-    out: &mut [D],
-) -> u32 {
-    if let Some(narrow) = narrow {
-        narrow.clear();
-        narrow.resize(out.len(), UNREACHABLE_U16);
-        bfs.start(template, geo, goal);
-        bfs.run(geo, narrow);
-        if bfs.t < u32::from(UNREACHABLE_U16) {
-            widen(narrow, out);
-            return bfs.t;
-        }
-    }
-    // Filling first also faults fresh pages in sequentially, which measured faster than
-    // leaving them to be first touched in BFS order.
-    out.fill(D::UNREACHABLE);
-    bfs.start(template, geo, goal);
-    bfs.run(geo, out);
-    bfs.t
 }
 
 /// `out` as `u16`, when that is its type.

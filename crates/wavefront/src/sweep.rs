@@ -206,11 +206,6 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
-    #[cfg(test)]
-    fn new() -> Scratch {
-        Scratch::default()
-    }
-
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
         let pending = |p: &Pending| p.lanes.capacity() * 4 + p.blocks.capacity() * 8;
@@ -744,8 +739,7 @@ impl Sweeper<'_> {
             changed[x / LANES] |= 1 << (x % LANES);
             blocks[x / LANES / 64] |= 1 << (x / LANES % 64);
         }
-        self.tally.at_limit |=
-            last - gx >= usize::from(INF - 1) || gx - first >= usize::from(INF - 1);
+        self.tally.at_limit |= (last - gx).max(gx - first) >= usize::from(INF - 1);
         self.publish(gy);
     }
 
@@ -857,39 +851,29 @@ impl Sweeper<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-
     use cuplan_grid::generate;
     use ndarray::Array2;
     use proptest::prelude::*;
 
     use super::*;
 
-    /// Plain BFS from `goal`: `INF` where unreachable.
-    fn bfs(grid: &Grid, goal: Cell) -> Vec<u32> {
-        let (w, h) = (grid.width() as usize, grid.height() as usize);
-        let mut dist = vec![u32::MAX; w * h];
-        dist[goal.y as usize * w + goal.x as usize] = 0;
-        let mut queue = VecDeque::from([goal]);
-        while let Some(c) = queue.pop_front() {
-            let d = dist[c.y as usize * w + c.x as usize];
-            for n in grid.neighbours4(c) {
-                let slot = &mut dist[n.y as usize * w + n.x as usize];
-                if *slot == u32::MAX {
-                    *slot = d + 1;
-                    queue.push_back(n);
-                }
-            }
-        }
-        dist
+    /// The queue kernel's map of `goal` (tested against a plain BFS in `tests/distance.rs`).
+    fn queue_map(grid: &Grid, goal: Cell) -> Vec<u32> {
+        let options = crate::DistanceOptions {
+            backend: crate::Backend::Cpu,
+            kernel: crate::CpuKernel::Queue,
+            ..crate::DistanceOptions::default()
+        };
+        let maps = crate::distance_maps_with(grid, &[goal], &options).unwrap();
+        maps.map_slice(0).unwrap().to_vec()
     }
 
     /// Sweeps `goal` into both widths; the maps when the sweep finished, checked against the
-    /// BFS; the outcome either way.
+    /// queue kernel's; the outcome either way.
     fn sweep_both(grid: &Grid, goal: Cell, budget: Budget) -> Swept {
         let free = FreeBits::new(grid);
-        let mut scratch = Scratch::new();
-        let want = bfs(grid, goal);
+        let mut scratch = Scratch::default();
+        let want = queue_map(grid, goal);
         // Stale contents from an earlier map must not leak into the next one.
         let mut narrow = vec![7u16; grid.cell_count()];
         let mut wide = vec![7u32; grid.cell_count()];
@@ -938,9 +922,9 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         /// Random grids of every shape across the 32-cell blocks (1×N and N×1 included), any
-        /// density: a finished sweep equals the BFS in both widths.
+        /// density: a finished sweep equals the queue kernel's map in both widths.
         #[test]
-        fn sweeps_match_bfs(grid in arb_grid(), fx in 0.0f64..1.0, fy in 0.0f64..1.0) {
+        fn sweeps_match_the_queue_kernel(grid in arb_grid(), fx in 0.0f64..1.0, fy in 0.0f64..1.0) {
             if !runs_here() {
                 return Ok(());
             }
@@ -1008,7 +992,7 @@ mod tests {
                 &free,
                 goal,
                 &mut out,
-                &mut Scratch::new(),
+                &mut Scratch::default(),
                 &mut Vec::new(),
                 Budget::Capped,
             );

@@ -190,7 +190,8 @@ fn maps_are_cheap_to_clone_and_sized() {
 }
 
 /// [`DistanceMaps::rebuild`] gives the maps a fresh build gives, whatever the maps held
-/// before (more goals, fewer, another grid), and leaves clones sharing the old maps alone.
+/// before (more goals, fewer, another grid), leaves clones sharing the old maps alone, and
+/// writes into the old storage when nothing shares it.
 #[test]
 fn rebuilt_maps_equal_fresh_ones() {
     let grids = [
@@ -204,6 +205,7 @@ fn rebuilt_maps_equal_fresh_ones() {
         let mut maps = DistanceMaps::<u32>::default();
         let mut narrow = DistanceMaps::<u16>::default();
         assert!(maps.is_empty());
+        let mut before: Option<(&Grid, Vec<Cell>)> = None;
         for (k, grid) in grids.iter().enumerate() {
             let goals: Vec<Cell> = generate::random_queries(grid, [3, 1, 5, 2][k], k as u64)
                 .into_iter()
@@ -214,17 +216,17 @@ fn rebuilt_maps_equal_fresh_ones() {
             check_against_bfs(grid, &goals, &maps, kernel);
             narrow.rebuild(grid, &goals, &options).unwrap();
             check_against_bfs(grid, &goals, &narrow, kernel);
-            if k > 0 {
-                assert_ne!(kept, maps, "the clone keeps the old maps");
-                assert_eq!(
-                    kept.dims(),
-                    (
-                        grids[k - 1].height() as usize,
-                        grids[k - 1].width() as usize
-                    )
-                );
+            if let Some((old_grid, old_goals)) = &before {
+                check_against_bfs(old_grid, old_goals, &kept, kernel);
             }
+            before = Some((grid, goals));
         }
+        // Unshared, the same maps again land in the same storage.
+        let (grid, goals) = before.unwrap();
+        let storage = maps.as_array().as_ptr();
+        maps.rebuild(grid, &goals, &options).unwrap();
+        assert_eq!(maps.as_array().as_ptr(), storage);
+        check_against_bfs(grid, &goals, &maps, kernel);
         let blocked = (0..grids[0].width())
             .map(|x| Cell::new(x, 0))
             .find(|&c| !grids[0].is_free(c))
@@ -291,7 +293,7 @@ fn u16_maps_refuse_distances_past_65534() {
     assert!(longest(1) > 65_535, "{}", longest(1));
     for kernel in CpuKernel::ALL {
         let options = cpu_options(kernel);
-        // The middle goal fits; the corner goal (a lone lane, and the second of a pair) does not.
+        // The middle goal fits; the corner goal (alone, and second in a batch) does not.
         assert!(distance_maps_in::<u16>(&grid, &[middle], &options).is_ok());
         for (goals, goal_index) in [(vec![corner], 0), (vec![middle, corner], 1)] {
             let err = distance_maps_in::<u16>(&grid, &goals, &options).unwrap_err();
