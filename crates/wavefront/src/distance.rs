@@ -1,20 +1,21 @@
 //! Exact 4-connected cost-to-go maps, one breadth-first wavefront per goal.
 //!
 //! Three CPU kernels compute the same maps; [`CpuKernel::Auto`] (the default) picks between the
-//! first two per grid, by what `benches/distance.rs` and `examples/bfs_timing.rs` measured:
+//! first two per grid, by what `examples/bfs_timing.rs` and `cargo xtask bench batch` measured:
 //! - [`CpuKernel::Sweep`] (`sweep.rs`): Gauss–Seidel sweeps over whole rows, 32 `u16` cells
-//!   per AVX-512 operation, exact by construction (the module explains why); the fastest
-//!   wherever the rows' free runs average 4.25 cells or more (open maps, game and city maps,
-//!   warehouses, random maps up to about 20 % obstacles).
+//!   per AVX-512 operation, exact by construction (the module explains why); the fastest on
+//!   grids at least 128 cells wide whose rows' free runs average 6.5 cells or more (open
+//!   maps, warehouses, large game and city maps, random maps up to about 15 % obstacles).
+//! - [`CpuKernel::BitFrontier`] (`tiles.rs`): a breadth-first search whose frontier is a sparse
+//!   set of 8 × 8 bit tiles; a level costs a few word operations per frontier tile and two
+//!   masked vector stores for its distances. The fastest on dense random maps (0.6–0.7 times
+//!   the sweeps' time at 20–30 % obstacles), rooms, small mazes and narrow grids.
 //! - [`CpuKernel::Queue`]: a branch-free queue BFS: visited cells as bits in a padded,
 //!   cache-sized plane (the blocked border makes neighbour tests bound-free), the queue a ring
 //!   buffer only as large as the frontier, a push a store plus a conditional increment, each
 //!   distance written once when its cell is dequeued, into a `u16` map that stays in cache
-//!   from goal to goal and is copied out in order.
-//! - [`CpuKernel::BitFrontier`]: the frontier kept as a sparse list of bit-packed 64-cell words;
-//!   each sweep dilates every frontier word with word shifts (`<< 1`, `>> 1`, carries to the
-//!   neighbouring words, rows above and below), masks with "free and unvisited", and writes
-//!   distance `t` for the new bits.
+//!   from goal to goal and is copied out in order. What `Auto` uses on processors without
+//!   AVX-512, and 10–15 % faster than tiles on large one- and two-wide mazes.
 //!
 //! The maps store `u32` by default; [`distance_maps_u16`] (or [`distance_maps_in`]`::<u16>`)
 //! stores `u16`, half the memory and bandwidth, and is an error when a distance does not fit.
@@ -24,13 +25,14 @@
 //! recomputes its maps does not pay the OS for fresh pages each time.
 
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cuplan_grid::{Cell, Grid};
 use ndarray::{Array3, ArrayView2, s};
 use rayon::prelude::*;
 
 use crate::backend::Resolved;
+use crate::tiles::{TileBfs, TilePlane};
 use crate::{Backend, WavefrontError};
 
 /// Distance of a cell from which the goal cannot be reached (or that is blocked).
@@ -125,26 +127,30 @@ pub const DEFAULT_MAX_MAP_BYTES: u128 = 8 << 30;
 /// Which CPU kernel fills the maps. All give the same maps; they differ in speed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CpuKernel {
-    /// [`CpuKernel::Sweep`] where it is expected to win, else [`CpuKernel::Queue`]: sweeps
-    /// unless obstacles cut the rows into short free runs (dense random maps, narrow mazes,
-    /// small rooms); in a batch, once most goals' sweeps (two at least) cost more than the
-    /// queue kernel would have, the remaining goals of that call use the queue kernel.
+    /// [`CpuKernel::Sweep`] where it is expected to win, else [`CpuKernel::BitFrontier`]:
+    /// sweeps on grids at least 128 cells wide unless obstacles cut the rows into short free
+    /// runs (dense random maps, mazes, small rooms); in a batch, once most goals' sweeps (two
+    /// at least) cost more than the tile kernel would have, the remaining goals of that call
+    /// use it. On processors without AVX-512, [`CpuKernel::Queue`].
     #[default]
     Auto,
     /// Branch-free queue BFS over a visited bit plane with a ring-buffer queue.
     Queue,
-    /// Sparse bit-packed frontier dilated by word shifts.
+    /// Breadth-first search over a sparse frontier of 8 × 8 bit tiles (`src/tiles.rs`),
+    /// distances written with masked AVX-512 stores (bit by bit without AVX-512). A goal whose
+    /// distances pass `u16`, the width the tiles compute in, uses [`CpuKernel::Queue`].
     BitFrontier,
     /// Gauss–Seidel row sweeps, 32 cells per AVX-512 operation (`src/sweep.rs` explains
     /// them). On processors without AVX-512 (`avx512f`, `avx512bw`), every goal uses
-    /// [`CpuKernel::Queue`]; so does a goal whose sweeps give up (mazes wind too much) or whose
-    /// distances may not fit in `u16`, the width the sweeps compute in.
+    /// [`CpuKernel::Queue`]; a goal whose sweeps give up (mazes wind too much) or whose
+    /// distances may not fit in `u16`, the width the sweeps compute in, uses
+    /// [`CpuKernel::BitFrontier`].
     Sweep,
 }
 
 impl CpuKernel {
     /// Every kernel, for tests and benchmarks that run them all (where AVX-512 is missing,
-    /// `Sweep` and `Auto` run the queue kernel).
+    /// `Sweep` and `Auto` run the queue kernel, and `BitFrontier` writes bit by bit).
     pub const ALL: [CpuKernel; 4] = [
         CpuKernel::Auto,
         CpuKernel::Sweep,
@@ -451,12 +457,13 @@ fn build_maps<D: Distance>(
                     });
             }
             CpuKernel::BitFrontier => {
-                let template = OpenBits::new(grid);
+                let plane = TilePlane::new(grid);
+                let queue_plane = OnceLock::new();
                 data.par_chunks_mut(cells)
                     .zip(goals.par_iter())
                     .zip(levels.par_iter_mut())
-                    .for_each_init(FrontierScratch::new, |scratch, ((out, &goal), top)| {
-                        *top = scratch.run(&template, grid, goal, out);
+                    .for_each_init(Lent::from_thread, |ws, ((out, &goal), top)| {
+                        *top = ws.get().tile_map(&plane, &queue_plane, grid, goal, out);
                     });
             }
         }
@@ -501,6 +508,7 @@ struct Workspace {
     #[cfg(target_arch = "x86_64")]
     sweep: crate::sweep::Scratch,
     queue: QueueBfs,
+    tiles: TileBfs,
     /// The `u16` map both kernels search in, copied out when done.
     narrow: Vec<u16>,
 }
@@ -514,7 +522,7 @@ impl Workspace {
         let sweep = self.sweep.bytes();
         #[cfg(not(target_arch = "x86_64"))]
         let sweep = 0;
-        sweep + self.queue.bytes() + self.narrow.capacity() * 2
+        sweep + self.queue.bytes() + self.tiles.bytes() + self.narrow.capacity() * 2
     }
 
     /// Fills the map of `goal` with the queue kernel and returns its largest distance.
@@ -551,6 +559,24 @@ impl Workspace {
         bfs.run(geo, out);
         bfs.t
     }
+
+    /// Fills the map of `goal` with the tile kernel and returns its largest distance; a map
+    /// with distances past `u16` (which the tile kernel computes in) is searched again by the
+    /// queue kernel, straight into `out`, on the plane built once in `queue_plane`.
+    fn tile_map<D: Distance>(
+        &mut self,
+        plane: &TilePlane,
+        queue_plane: &OnceLock<OpenBits>,
+        grid: &Grid,
+        goal: Cell,
+        out: &mut [D],
+    ) -> u32 {
+        if let Some(top) = self.tiles.fill(plane, goal, out) {
+            return top;
+        }
+        let template = queue_plane.get_or_init(|| OpenBits::new(grid));
+        self.queue_map(template, Geometry::new(template, grid), goal, out, false)
+    }
 }
 
 thread_local! {
@@ -582,10 +608,10 @@ impl Drop for Lent {
     }
 }
 
-/// Fills one map per goal with the sweep kernel, handing a goal to the queue kernel when its
+/// Fills one map per goal with the sweep kernel, handing a goal to the tile kernel when its
 /// sweeps cannot finish it. `adaptive` ([`CpuKernel::Auto`]): grids with short free runs go
-/// to the queue kernel outright, and once most goals so far (two at least) had sweeps that
-/// ran over budget or cost more than the queue kernel would have, the remaining goals do too.
+/// to the tile kernel outright, and once most goals so far (two at least) had sweeps that
+/// ran over budget or cost more than the tile kernel would have, the remaining goals do too.
 #[cfg(target_arch = "x86_64")]
 fn sweep_maps<D: Distance>(
     grid: &Grid,
@@ -595,22 +621,20 @@ fn sweep_maps<D: Distance>(
     adaptive: bool,
 ) {
     use crate::sweep::{self, Swept};
-    use std::sync::OnceLock;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     let free = sweep::FreeBits::new(grid);
-    // The queue kernel's plane, built only if some goal falls back to it.
-    let queue_plane = OnceLock::new();
-    let queue_only = AtomicBool::new(adaptive && !free.suits_sweeps());
-    // Goals swept so far, and those whose sweeps cost more than the queue's would have.
+    // The other kernels' planes, built only if some goal falls back to them.
+    let (tile_plane, queue_plane) = (OnceLock::new(), OnceLock::new());
+    let tiles_only = AtomicBool::new(adaptive && !free.suits_sweeps());
+    // Goals swept so far, and those whose sweeps cost more than the tiles' would have.
     let (swept_goals, costly_goals) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let in_batch = goals.len() > 1;
     data.par_chunks_mut(grid.cell_count())
         .zip(goals.par_iter())
         .zip(levels.par_iter_mut())
         .for_each_init(Lent::from_thread, |lent, ((out, &goal), top)| {
             let ws = lent.get();
-            if !queue_only.load(Ordering::Relaxed) {
+            if !tiles_only.load(Ordering::Relaxed) {
                 let budget = sweep::Budget::Capped;
                 let swept = sweep::fill(&free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
                 // A stalled goal may just sit in a small part of the grid, and one costly
@@ -619,17 +643,16 @@ fn sweep_maps<D: Distance>(
                 if matches!(swept, Swept::Costly | Swept::Winding) {
                     let costly = costly_goals.fetch_add(1, Ordering::Relaxed) + 1;
                     if adaptive && costly >= 2 && 2 * costly >= done {
-                        queue_only.store(true, Ordering::Relaxed);
+                        tiles_only.store(true, Ordering::Relaxed);
                     }
                 }
-                // A swept map checked its own overflow; `top` only serves the queue's.
+                // A swept map checked its own overflow; `top` only serves the other kernels'.
                 if matches!(swept, Swept::Exact | Swept::Costly) {
                     return;
                 }
             }
-            let template = queue_plane.get_or_init(|| OpenBits::new(grid));
-            let geo = Geometry::new(template, grid);
-            *top = ws.queue_map(template, geo, goal, out, in_batch);
+            let plane = tile_plane.get_or_init(|| TilePlane::new(grid));
+            *top = ws.tile_map(plane, &queue_plane, grid, goal, out);
         });
 }
 
@@ -872,110 +895,6 @@ fn grow_ring(ring: &mut Vec<u32>, head: usize, tail: usize, need: usize) {
         bigger[k & mask] = ring[k & old_mask];
     }
     *ring = bigger;
-}
-
-/// Per-thread state of the bit-frontier kernel, reused across goals.
-struct FrontierScratch {
-    /// Free and not yet reached ([`OpenBits`] layout).
-    open: Vec<u64>,
-    /// Bits gathered for the next sweep, per word; all zero between sweeps.
-    next: Vec<u64>,
-    frontier: Vec<(u32, u64)>,
-    touched: Vec<u32>,
-}
-
-impl FrontierScratch {
-    fn new() -> FrontierScratch {
-        FrontierScratch {
-            open: Vec::new(),
-            next: Vec::new(),
-            frontier: Vec::new(),
-            touched: Vec::new(),
-        }
-    }
-
-    /// Fills the map of `goal` and returns its largest distance.
-    fn run<D: Distance>(
-        &mut self,
-        template: &OpenBits,
-        grid: &Grid,
-        goal: Cell,
-        out: &mut [D],
-    ) -> u32 {
-        self.open.clear();
-        self.open.extend_from_slice(&template.words);
-        self.next.resize(template.words.len(), 0);
-        out.fill(D::UNREACHABLE);
-        let word_shift = template.shift - 6;
-        let pitch = 1usize << word_shift;
-        let width = grid.width() as usize;
-        let g = ((goal.y as usize + 1) << template.shift) | (goal.x as usize + 1);
-        self.open[g >> 6] &= !(1u64 << (g & 63));
-        out[goal.y as usize * width + goal.x as usize] = D::from_level(0);
-        self.frontier.clear();
-        self.frontier.push(((g >> 6) as u32, 1u64 << (g & 63)));
-        let mut t = 0u32;
-        while !self.frontier.is_empty() {
-            t += 1;
-            self.gather(pitch);
-            self.commit(word_shift, width, t, out);
-        }
-        // The last sweep found nothing.
-        t - 1
-    }
-
-    /// Adds every frontier word's dilation (masked by `open`) to `next`, listing touched words.
-    fn gather(&mut self, pitch: usize) {
-        let open = &self.open;
-        let next = &mut self.next;
-        let touched = &mut self.touched;
-        let mut add = |i: usize, bits: u64| {
-            let m = bits & open[i];
-            if m != 0 {
-                if next[i] == 0 {
-                    touched.push(i as u32);
-                }
-                next[i] |= m;
-            }
-        };
-        for &(i, f) in &self.frontier {
-            let i = i as usize;
-            add(i, (f << 1) | (f >> 1));
-            // The border keeps column 0 and the padding past the last column blocked, so a
-            // frontier bit never sits at the outer edge of the first or last word of a row.
-            if f >> 63 != 0 {
-                add(i + 1, 1);
-            }
-            if f & 1 != 0 {
-                add(i - 1, 1 << 63);
-            }
-            add(i - pitch, f);
-            add(i + pitch, f);
-        }
-    }
-
-    /// Moves the gathered bits into the frontier, marks them reached and writes distance `t`.
-    fn commit<D: Distance>(&mut self, word_shift: u32, width: usize, t: u32, out: &mut [D]) {
-        self.frontier.clear();
-        let pitch_mask = (1usize << word_shift) - 1;
-        let d = D::from_level(t);
-        for &i in &self.touched {
-            let i = i as usize;
-            let bits = std::mem::take(&mut self.next[i]);
-            self.open[i] &= !bits;
-            self.frontier.push((i as u32, bits));
-            let (r, w) = (i >> word_shift, i & pitch_mask);
-            // Stored row r, column w·64 + b is grid cell (w·64 + b - 1, r - 1).
-            let base = (r - 1) * width + w * 64;
-            let mut rest = bits;
-            while rest != 0 {
-                let b = rest.trailing_zeros() as usize;
-                out[base + b - 1] = d;
-                rest &= rest - 1;
-            }
-        }
-        self.touched.clear();
-    }
 }
 
 /// Asks the OS to back a large, not yet touched buffer with transparent huge pages: on a

@@ -21,11 +21,11 @@
 //! and widened.
 //!
 //! Where sweeps lose: dense random maps (short free runs, so many small detours and many steps
-//! per row) and mazes (a pass per corridor turn). [`FreeBits::suits_sweeps`] sends maps with
-//! short runs to the queue kernel up front; a sweep that spends more work than the queue kernel
-//! would reports [`Swept::Costly`] (its map is still exact); one that stalls
-//! ([`Swept::Stalled`]) or exceeds a hard budget ([`Swept::Winding`]) gives up, and the caller
-//! uses the queue kernel for that goal.
+//! per row), mazes (a pass per corridor turn) and narrow grids (few lanes per row).
+//! [`FreeBits::suits_sweeps`] sends those to the tile kernel (`tiles.rs`) up front; a sweep
+//! that spends more work than the tile kernel would reports [`Swept::Costly`] (its map is still
+//! exact); one that stalls ([`Swept::Stalled`]) or exceeds a hard budget ([`Swept::Winding`])
+//! gives up, and the caller uses the tile kernel for that goal.
 //!
 //! Only compiled for `x86_64`, and only run when the processor has the features of
 //! [`supported`].
@@ -88,15 +88,17 @@ impl<'g> FreeBits<'g> {
         }
     }
 
-    /// Whether sweeps are likely to beat the queue kernel here: not when obstacles cut the
-    /// rows into short free runs (mean under 4.25 cells), where a row step settles little
-    /// and paths take many small detours: dense random maps (at 25 % obstacles, mean run 4, the
-    /// two kernels break even; at 30 % sweeps take 1.8 times as long), narrow mazes, small
-    /// rooms (`examples/bfs_timing.rs`, `cargo xtask bench batch --data`). Short vertical runs
-    /// alone do not hurt (warehouse shelves: sweeps twice as fast as the queue). Nor on tiny
-    /// grids, where setting up a sweep costs more than the search (8 × 8: 1.6× the queue).
+    /// Whether sweeps are likely to beat the tile kernel here: on grids at least 128 cells
+    /// wide whose rows' free runs average 6.5 cells or more. Short runs make a row step settle
+    /// little and paths take many small detours (random maps: the kernels break even at 15 %
+    /// obstacles, mean run 6.7; at 20 %, mean run 5, tiles take 0.7 times as long; mazes and
+    /// rooms need a pass per turn); narrow grids leave a vector op few lanes to fill (the
+    /// MAPF benchmark's 32- and 64-wide maps: tiles 1.0–1.5 times as fast). Open maps, game
+    /// and city maps and warehouses keep sweeps: 1024² open maps take 0.7–0.9 ns a cell
+    /// against 2.3, warehouse shelves 0.8 against 1.35 (`examples/bfs_timing.rs`,
+    /// `cargo xtask bench batch --data`).
     pub(crate) fn suits_sweeps(&self) -> bool {
-        if self.width * self.height < 512 {
+        if self.width < 128 {
             return false;
         }
         let runs: u64 = (0..self.height)
@@ -110,7 +112,7 @@ impl<'g> FreeBits<'g> {
                 starts
             })
             .sum();
-        4 * self.grid.free_count() >= 17 * runs
+        2 * self.grid.free_count() >= 13 * runs
     }
 
     fn row(&self, y: usize) -> &[u64] {
@@ -123,12 +125,12 @@ impl<'g> FreeBits<'g> {
 pub(crate) enum Swept {
     /// The map is exact.
     Exact,
-    /// The map is exact, but the queue kernel would have been faster.
+    /// The map is exact, but the tile kernel would have been faster.
     Costly,
     /// A distance may exceed `u16` (the map is unspecified).
     MayOverflow,
     /// Two passes left most free cells unreached: paths wind (a maze), or the goal's part of
-    /// the grid is small; either way a queue is the better tool (the map is unspecified).
+    /// the grid is small; either way a BFS is the better tool (the map is unspecified).
     Stalled,
     /// The sweeps ran past the work budget (the map is unspecified).
     Winding,
@@ -678,10 +680,11 @@ impl Sweeper<'_> {
             },
         };
         sw.start(goal);
-        // Work is counted in block operations: open maps take 3 a block, random maps at
-        // 20 % obstacles 6 to 9, where the queue kernel costs about as much as 10.
+        // Work is counted in block operations: open maps take 3 a block; random maps at
+        // 15 % obstacles 5.2, where the tile kernel costs as much, at 20 % 7.3, where tiles
+        // take 0.7 times as long.
         let blocks = (nb * h) as u64;
-        let costly = 10 * blocks;
+        let costly = 6 * blocks;
         let hopeless = match budget {
             Budget::Capped => 16 * blocks,
             Budget::Unlimited => u64::MAX,
@@ -949,24 +952,32 @@ mod tests {
         for grid in [
             Grid::open(300, 200).unwrap(),
             generate::random(301, 150, 0.1, 4).unwrap(),
-            generate::rooms(257, 190, 16, 2).unwrap(),
+            generate::rooms(257, 190, 32, 2).unwrap(),
         ] {
             assert!(FreeBits::new(&grid).suits_sweeps());
             for (_, goal) in generate::random_queries(&grid, 3, 5) {
-                assert_eq!(sweep_both(&grid, goal, Budget::Capped), Swept::Exact);
+                assert_eq!(
+                    sweep_both(&grid, goal, Budget::Capped),
+                    Swept::Exact,
+                    "{}x{} {goal}",
+                    grid.width(),
+                    grid.height()
+                );
             }
         }
     }
 
     #[test]
-    fn mazes_and_dense_random_maps_are_left_to_the_queue() {
+    fn mazes_dense_and_narrow_maps_are_left_to_the_tiles() {
         if !runs_here() {
             return;
         }
         let maze = generate::maze(201, 201, 1, 3).unwrap();
         assert!(!FreeBits::new(&maze).suits_sweeps());
-        let dense = generate::random(200, 200, 0.3, 3).unwrap();
+        let dense = generate::random(200, 200, 0.2, 3).unwrap();
         assert!(!FreeBits::new(&dense).suits_sweeps());
+        let narrow = Grid::open(127, 1000).unwrap();
+        assert!(!FreeBits::new(&narrow).suits_sweeps());
         for (_, goal) in generate::random_queries(&maze, 2, 1) {
             assert_eq!(sweep_both(&maze, goal, Budget::Capped), Swept::Stalled);
             // Left alone, the sweeps do finish, exactly (after many passes).
