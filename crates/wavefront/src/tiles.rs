@@ -68,6 +68,12 @@ impl TilePlane {
     }
 }
 
+/// The distances of one tile's cells (row-major), aligned so that a tile is two whole cache
+/// lines and no 64-byte level write straddles two.
+#[derive(Clone, Copy)]
+#[repr(C, align(128))]
+struct TileDistances([u16; 64]);
+
 /// One thread's buffers, reused across goals.
 #[derive(Default)]
 pub(crate) struct TileBfs {
@@ -77,8 +83,8 @@ pub(crate) struct TileBfs {
     next: [Vec<u64>; 2],
     /// Tiles with gathered bits, per level parity.
     touched: [Vec<u32>; 2],
-    /// Distances, 64 a tile, valid for the free cells no longer `open`.
-    tiled: Vec<u16>,
+    /// Distances, valid for the free cells no longer `open`.
+    tiled: Vec<TileDistances>,
 }
 
 impl TileBfs {
@@ -86,7 +92,7 @@ impl TileBfs {
         self.open.capacity() * 8
             + self.next.iter().map(|v| v.capacity() * 8).sum::<usize>()
             + self.touched.iter().map(|v| v.capacity() * 4).sum::<usize>()
-            + self.tiled.capacity() * 2
+            + self.tiled.capacity() * size_of::<TileDistances>()
     }
 
     /// Fills `out` (row-major, any contents) with the distances to the free cell `goal`;
@@ -112,7 +118,7 @@ impl TileBfs {
             // Written before read: only the length matters.
             touched.resize(tiles, 0);
         }
-        self.tiled.resize(64 * tiles, 0);
+        self.tiled.resize(tiles, TileDistances([0; 64]));
     }
 
     /// The breadth-first search; returns the largest distance, or `None` past `u16`.
@@ -141,7 +147,7 @@ impl TileBfs {
         &mut self,
         plane: &TilePlane,
         goal: Cell,
-        write: impl Fn(&mut [u16], u64, u16),
+        write: impl Fn(&mut [u16; 64], u64, u16),
     ) -> Option<u32> {
         let (g, bit) = plane.tile_of(goal);
         let pitch = plane.pitch;
@@ -160,8 +166,11 @@ impl TileBfs {
             } else {
                 ((next_odd, next_even), (touched_odd, touched_even))
             };
+            // Slices, not vectors: the loop then keeps their pointers in registers.
+            let (next_now, next_later) = (&mut next_now[..], &mut next_later[..]);
+            let (touched_now, touched_later) = (&touched_now[..count], &mut touched_later[..]);
             let mut gathered = 0;
-            for &t in &touched_now[..count] {
+            for &t in touched_now {
                 let t = t as usize;
                 // SAFETY (every unchecked index below): a tile gets listed only with bits of
                 // its open cells, so `t` is a tile of the grid, never of the blocked ring, and
@@ -174,11 +183,7 @@ impl TileBfs {
                         continue;
                     }
                     *open.get_unchecked_mut(t) ^= new;
-                    write(
-                        tiled.get_unchecked_mut(64 * t..64 * t + 64),
-                        new,
-                        level as u16,
-                    );
+                    write(&mut tiled.get_unchecked_mut(t).0, new, level as u16);
                     let inside =
                         ((new << 1) & !COL0) | ((new >> 1) & !COL7) | (new << 8) | (new >> 8);
                     let mut gather = |u: usize, bits: u64| {
@@ -229,7 +234,7 @@ impl TileBfs {
             let first = (y / 8 + 1) * plane.pitch + 1;
             // The tiles read past the row's last one belong to the ring or the next stored
             // row, which exist; their lanes are not stored.
-            assert!(64 * (first + 4 * w.div_ceil(32)) <= self.tiled.len());
+            assert!(first + 4 * w.div_ceil(32) <= self.tiled.len());
             assert!(first + 4 * w.div_ceil(32) <= self.open.len());
             let shift = _mm256_set1_epi64x(8 * r as i64);
             for g in 0..w.div_ceil(32) {
@@ -237,7 +242,7 @@ impl TileBfs {
                 // SAFETY: the asserts above keep tiles `t..t + 4` inside both buffers; the
                 // stores are masked to the row's cells.
                 unsafe {
-                    let src = self.tiled.as_ptr().add(64 * t + 8 * r);
+                    let src = self.tiled.as_ptr().add(t).cast::<u16>().add(8 * r);
                     let lanes = _mm512_inserti64x4::<1>(
                         _mm512_castsi256_si512(_mm256_set_m128i(
                             _mm_loadu_si128(src.add(64).cast()),
@@ -286,7 +291,7 @@ impl TileBfs {
             for (tx, cells) in row.chunks_mut(8).enumerate() {
                 let t = first + tx;
                 let reached = ((plane.free[t] & !self.open[t]) >> (8 * r)) as u8;
-                let src = &self.tiled[64 * t + 8 * r..64 * t + 8 * r + 8];
+                let src = &self.tiled[t].0[8 * r..8 * r + 8];
                 for (c, (dst, &d)) in cells.iter_mut().zip(src).enumerate() {
                     *dst = if reached >> c & 1 != 0 {
                         D::from_level(u32::from(d))
@@ -301,7 +306,7 @@ impl TileBfs {
 
 /// Writes `level` into the lanes of `tile` (64 cells) set in `bits`.
 #[inline(always)]
-fn write_level(tile: &mut [u16], bits: u64, level: u16) {
+fn write_level(tile: &mut [u16; 64], bits: u64, level: u16) {
     let mut rest = bits;
     while rest != 0 {
         tile[rest.trailing_zeros() as usize] = level;
@@ -312,9 +317,8 @@ fn write_level(tile: &mut [u16], bits: u64, level: u16) {
 /// [`write_level`] with two masked 32-lane stores.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn write_level_avx512(tile: &mut [u16], bits: u64, level: u16) {
+unsafe fn write_level_avx512(tile: &mut [u16; 64], bits: u64, level: u16) {
     use std::arch::x86_64::*;
-    assert_eq!(tile.len(), 64);
     // SAFETY: the caller has AVX-512F and BW; both stores lie inside `tile` (64 lanes).
     unsafe {
         let v = _mm512_set1_epi16(level as i16);
