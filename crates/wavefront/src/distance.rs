@@ -919,6 +919,19 @@ fn advise_huge_pages<T>(buffer: &[T]) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages<T>(_buffer: &[T]) {}
 
+/// The queue kernel's map of `goal`, the reference of the other kernels' unit tests (the queue
+/// kernel itself is tested against a plain BFS in `tests/distance.rs`).
+#[cfg(test)]
+pub(crate) fn queue_map(grid: &Grid, goal: Cell) -> Vec<u32> {
+    let options = DistanceOptions {
+        backend: Backend::Cpu,
+        kernel: CpuKernel::Queue,
+        ..DistanceOptions::default()
+    };
+    let maps = distance_maps_with(grid, &[goal], &options).unwrap();
+    maps.map_slice(0).unwrap().to_vec()
+}
+
 #[cfg(all(test, feature = "cuda"))]
 mod tests {
     use super::sealed::Sealed;

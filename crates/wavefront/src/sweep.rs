@@ -861,17 +861,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-
-    /// The queue kernel's map of `goal` (tested against a plain BFS in `tests/distance.rs`).
-    fn queue_map(grid: &Grid, goal: Cell) -> Vec<u32> {
-        let options = crate::DistanceOptions {
-            backend: crate::Backend::Cpu,
-            kernel: crate::CpuKernel::Queue,
-            ..crate::DistanceOptions::default()
-        };
-        let maps = crate::distance_maps_with(grid, &[goal], &options).unwrap();
-        maps.map_slice(0).unwrap().to_vec()
-    }
+    use crate::distance::queue_map;
 
     /// Sweeps `goal` into both widths; the maps when the sweep finished, checked against the
     /// queue kernel's; the outcome either way.

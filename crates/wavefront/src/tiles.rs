@@ -332,17 +332,7 @@ mod tests {
     use cuplan_grid::generate;
 
     use super::*;
-
-    /// The queue kernel's map of `goal` (tested against a plain BFS in `tests/distance.rs`).
-    fn queue_map(grid: &Grid, goal: Cell) -> Vec<u32> {
-        let options = crate::DistanceOptions {
-            backend: crate::Backend::Cpu,
-            kernel: crate::CpuKernel::Queue,
-            ..crate::DistanceOptions::default()
-        };
-        let maps = crate::distance_maps_with(grid, &[goal], &options).unwrap();
-        maps.map_slice(0).unwrap().to_vec()
-    }
+    use crate::distance::queue_map;
 
     /// Every width and height around the tile (8) and copy-out group (32) sizes, one set of
     /// buffers reused across all of them (stale tiles must not leak), both output widths.
