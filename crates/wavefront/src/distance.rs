@@ -449,22 +449,28 @@ fn build_maps<D: Distance>(
                 let template = OpenBits::new(grid);
                 let geo = Geometry::new(&template, grid);
                 let in_batch = goals.len() > 1;
-                data.par_chunks_mut(cells)
-                    .zip(goals.par_iter())
-                    .zip(levels.par_iter_mut())
-                    .for_each_init(Lent::from_thread, |ws, ((out, &goal), top)| {
-                        *top = ws.get().queue_map(&template, geo, goal, out, in_batch);
-                    });
+                for_each_goal(
+                    &mut data,
+                    cells,
+                    goals,
+                    &mut levels,
+                    |ws, out, goal, top| {
+                        *top = ws.queue_map(&template, geo, goal, out, in_batch);
+                    },
+                );
             }
             CpuKernel::BitFrontier => {
                 let plane = TilePlane::new(grid);
                 let queue_plane = OnceLock::new();
-                data.par_chunks_mut(cells)
-                    .zip(goals.par_iter())
-                    .zip(levels.par_iter_mut())
-                    .for_each_init(Lent::from_thread, |ws, ((out, &goal), top)| {
-                        *top = ws.get().tile_map(&plane, &queue_plane, grid, goal, out);
-                    });
+                for_each_goal(
+                    &mut data,
+                    cells,
+                    goals,
+                    &mut levels,
+                    |ws, out, goal, top| {
+                        *top = ws.tile_map(&plane, &queue_plane, grid, goal, out);
+                    },
+                );
             }
         }
     }
@@ -579,6 +585,23 @@ impl Workspace {
     }
 }
 
+/// Calls `fill` with a workspace, the map, the goal and the slot of its largest distance, for
+/// every goal, across rayon's threads (each job borrows its thread's workspace once).
+fn for_each_goal<D: Distance>(
+    data: &mut [D],
+    cells: usize,
+    goals: &[Cell],
+    levels: &mut [u32],
+    fill: impl Fn(&mut Workspace, &mut [D], Cell, &mut u32) + Send + Sync,
+) {
+    data.par_chunks_mut(cells)
+        .zip(goals.par_iter())
+        .zip(levels.par_iter_mut())
+        .for_each_init(Lent::from_thread, |lent, ((out, &goal), top)| {
+            fill(lent.get(), out, goal, top);
+        });
+}
+
 thread_local! {
     static WORKSPACE: std::cell::Cell<Option<Box<Workspace>>> = const { std::cell::Cell::new(None) };
 }
@@ -629,31 +652,28 @@ fn sweep_maps<D: Distance>(
     let tiles_only = AtomicBool::new(adaptive && !free.suits_sweeps());
     // Goals swept so far, and those whose sweeps cost more than the tiles' would have.
     let (swept_goals, costly_goals) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    data.par_chunks_mut(grid.cell_count())
-        .zip(goals.par_iter())
-        .zip(levels.par_iter_mut())
-        .for_each_init(Lent::from_thread, |lent, ((out, &goal), top)| {
-            let ws = lent.get();
-            if !tiles_only.load(Ordering::Relaxed) {
-                let budget = sweep::Budget::Capped;
-                let swept = sweep::fill(&free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
-                // A stalled goal may just sit in a small part of the grid, and one costly
-                // goal may sit in a tangle: only most goals speak for the rest.
-                let done = swept_goals.fetch_add(1, Ordering::Relaxed) + 1;
-                if matches!(swept, Swept::Costly | Swept::Winding) {
-                    let costly = costly_goals.fetch_add(1, Ordering::Relaxed) + 1;
-                    if adaptive && costly >= 2 && 2 * costly >= done {
-                        tiles_only.store(true, Ordering::Relaxed);
-                    }
-                }
-                // A swept map checked its own overflow; `top` only serves the other kernels'.
-                if matches!(swept, Swept::Exact | Swept::Costly) {
-                    return;
+    let cells = grid.cell_count();
+    for_each_goal(data, cells, goals, levels, |ws, out, goal, top| {
+        if !tiles_only.load(Ordering::Relaxed) {
+            let budget = sweep::Budget::Capped;
+            let swept = sweep::fill(&free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
+            // A stalled goal may just sit in a small part of the grid, and one costly
+            // goal may sit in a tangle: only most goals speak for the rest.
+            let done = swept_goals.fetch_add(1, Ordering::Relaxed) + 1;
+            if matches!(swept, Swept::Costly | Swept::Winding) {
+                let costly = costly_goals.fetch_add(1, Ordering::Relaxed) + 1;
+                if adaptive && costly >= 2 && 2 * costly >= done {
+                    tiles_only.store(true, Ordering::Relaxed);
                 }
             }
-            let plane = tile_plane.get_or_init(|| TilePlane::new(grid));
-            *top = ws.tile_map(plane, &queue_plane, grid, goal, out);
-        });
+            // A swept map checked its own overflow; `top` only serves the other kernels'.
+            if matches!(swept, Swept::Exact | Swept::Costly) {
+                return;
+            }
+        }
+        let plane = tile_plane.get_or_init(|| TilePlane::new(grid));
+        *top = ws.tile_map(plane, &queue_plane, grid, goal, out);
+    });
 }
 
 /// The error for a map of goal `goal_index` whose distances reach `max_distance`, beyond `D`.
