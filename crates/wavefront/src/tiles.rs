@@ -74,6 +74,26 @@ impl TilePlane {
 #[repr(C, align(128))]
 struct TileDistances([u16; 64]);
 
+/// Which code the kernel runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Code {
+    /// Masked AVX-512 stores and copies.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// Plain Rust, a cell at a time where the other writes a vector.
+    Plain,
+}
+
+impl Code {
+    fn detect() -> Code {
+        #[cfg(target_arch = "x86_64")]
+        if crate::sweep::supported() {
+            return Code::Avx512;
+        }
+        Code::Plain
+    }
+}
+
 /// One thread's buffers, reused across goals.
 #[derive(Default)]
 pub(crate) struct TileBfs {
@@ -103,9 +123,33 @@ impl TileBfs {
         goal: Cell,
         out: &mut [D],
     ) -> Option<u32> {
-        let top = self.search(plane, goal)?;
-        self.copy_out(plane, out);
-        Some(top)
+        self.fill_with(plane, goal, out, Code::detect())
+    }
+
+    /// [`TileBfs::fill`] with the given code (tests run both).
+    fn fill_with<D: Distance>(
+        &mut self,
+        plane: &TilePlane,
+        goal: Cell,
+        out: &mut [D],
+        code: Code,
+    ) -> Option<u32> {
+        self.reset(plane);
+        match code {
+            #[cfg(target_arch = "x86_64")]
+            Code::Avx512 => {
+                // SAFETY: `Code::Avx512` is only made when the processor has AVX-512
+                // (`Code::detect`, and the tests check `supported()` themselves).
+                let top = unsafe { self.search_avx512(plane, goal) }?;
+                unsafe { self.copy_out_avx512(plane, out) };
+                Some(top)
+            }
+            Code::Plain => {
+                let top = self.levels(plane, goal, write_level)?;
+                self.copy_out_plain(plane, out);
+                Some(top)
+            }
+        }
     }
 
     fn reset(&mut self, plane: &TilePlane) {
@@ -121,19 +165,10 @@ impl TileBfs {
         self.tiled.resize(tiles, TileDistances([0; 64]));
     }
 
-    /// The breadth-first search; returns the largest distance, or `None` past `u16`.
-    fn search(&mut self, plane: &TilePlane, goal: Cell) -> Option<u32> {
-        self.reset(plane);
-        #[cfg(target_arch = "x86_64")]
-        if crate::sweep::supported() {
-            // SAFETY: `supported()` says the processor has the features it is compiled for.
-            return unsafe { self.search_avx512(plane, goal) };
-        }
-        self.levels(plane, goal, write_level)
-    }
-
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
+    /// The breadth-first search with AVX-512 level writes; returns the largest distance, or
+    /// `None` past `u16`.
     fn search_avx512(&mut self, plane: &TilePlane, goal: Cell) -> Option<u32> {
         // SAFETY: this function is compiled with the features `write_level_avx512` needs.
         self.levels(plane, goal, |tile, bits, level| unsafe {
@@ -211,18 +246,8 @@ impl TileBfs {
         }
     }
 
-    /// Copies the tile-major distances into the row-major `out`.
-    fn copy_out<D: Distance>(&self, plane: &TilePlane, out: &mut [D]) {
-        #[cfg(target_arch = "x86_64")]
-        if crate::sweep::supported() {
-            // SAFETY: `supported()` says the processor has the features it is compiled for.
-            unsafe { self.copy_out_avx512(plane, out) };
-            return;
-        }
-        self.copy_out_plain(plane, out);
-    }
-
-    /// [`TileBfs::copy_out`], 32 cells (four tiles' rows) an operation.
+    /// Copies the tile-major distances into the row-major `out`, 32 cells (four tiles' rows)
+    /// an operation.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,popcnt,bmi1,lzcnt")]
     fn copy_out_avx512<D: Distance>(&self, plane: &TilePlane, out: &mut [D]) {
@@ -283,6 +308,7 @@ impl TileBfs {
         }
     }
 
+    /// Copies the tile-major distances into the row-major `out`, a cell at a time.
     fn copy_out_plain<D: Distance>(&self, plane: &TilePlane, out: &mut [D]) {
         let w = plane.width;
         for (y, row) in out.chunks_exact_mut(w).enumerate().take(plane.height) {
@@ -334,8 +360,18 @@ mod tests {
     use super::*;
     use crate::distance::queue_map;
 
+    /// The codes this processor runs: plain always, AVX-512 where it has it.
+    fn codes() -> Vec<Code> {
+        let mut codes = vec![Code::Plain];
+        if Code::detect() != Code::Plain {
+            codes.push(Code::detect());
+        }
+        codes
+    }
+
     /// Every width and height around the tile (8) and copy-out group (32) sizes, one set of
-    /// buffers reused across all of them (stale tiles must not leak), both output widths.
+    /// buffers reused across all of them (stale tiles must not leak), both output widths,
+    /// both codes.
     #[test]
     fn tile_edges_and_reused_buffers_match_the_queue_kernel() {
         let mut bfs = TileBfs::default();
@@ -356,24 +392,26 @@ mod tests {
                         continue;
                     }
                     let want = queue_map(&grid, goal);
-                    let mut wide = vec![7u32; grid.cell_count()];
-                    let top = bfs.fill(&plane, goal, &mut wide);
-                    assert_eq!(wide, want, "{w}x{h} goal {goal}");
-                    let far = want.iter().filter(|&&d| d != u32::MAX).max();
-                    assert_eq!(top, far.copied());
-                    let mut narrow = vec![7u16; grid.cell_count()];
-                    bfs.fill(&plane, goal, &mut narrow);
-                    let narrowed: Vec<u32> = narrow
-                        .iter()
-                        .map(|&d| {
-                            if d == UNREACHABLE_U16 {
-                                u32::MAX
-                            } else {
-                                u32::from(d)
-                            }
-                        })
-                        .collect();
-                    assert_eq!(narrowed, want, "{w}x{h} goal {goal} (u16)");
+                    let far = want.iter().filter(|&&d| d != u32::MAX).max().copied();
+                    for code in codes() {
+                        let mut wide = vec![7u32; grid.cell_count()];
+                        let top = bfs.fill_with(&plane, goal, &mut wide, code);
+                        assert_eq!(wide, want, "{w}x{h} goal {goal} {code:?}");
+                        assert_eq!(top, far);
+                        let mut narrow = vec![7u16; grid.cell_count()];
+                        bfs.fill_with(&plane, goal, &mut narrow, code);
+                        let narrowed: Vec<u32> = narrow
+                            .iter()
+                            .map(|&d| {
+                                if d == UNREACHABLE_U16 {
+                                    u32::MAX
+                                } else {
+                                    u32::from(d)
+                                }
+                            })
+                            .collect();
+                        assert_eq!(narrowed, want, "{w}x{h} goal {goal} {code:?} (u16)");
+                    }
                 }
             }
         }
@@ -383,18 +421,16 @@ mod tests {
     fn a_distance_past_u16_is_refused() {
         let fits = Grid::open(65_535, 1).unwrap();
         let plane = TilePlane::new(&fits);
-        let mut out = vec![0u32; fits.cell_count()];
-        assert_eq!(
-            TileBfs::default().fill(&plane, Cell::new(0, 0), &mut out),
-            Some(65_534)
-        );
-        assert_eq!(out[65_534], 65_534);
         let over = Grid::open(65_536, 1).unwrap();
-        let plane = TilePlane::new(&over);
-        let mut out = vec![0u32; over.cell_count()];
-        assert_eq!(
-            TileBfs::default().fill(&plane, Cell::new(0, 0), &mut out),
-            None
-        );
+        let over_plane = TilePlane::new(&over);
+        for code in codes() {
+            let mut out = vec![0u32; fits.cell_count()];
+            let top = TileBfs::default().fill_with(&plane, Cell::new(0, 0), &mut out, code);
+            assert_eq!(top, Some(65_534));
+            assert_eq!(out[65_534], 65_534);
+            let mut out = vec![0u32; over.cell_count()];
+            let top = TileBfs::default().fill_with(&over_plane, Cell::new(0, 0), &mut out, code);
+            assert_eq!(top, None);
+        }
     }
 }
