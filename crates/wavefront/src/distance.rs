@@ -1,21 +1,23 @@
 //! Exact 4-connected cost-to-go maps, one breadth-first wavefront per goal.
 //!
-//! Three CPU kernels compute the same maps; [`CpuKernel::Auto`] (the default) picks between the
-//! first two per grid, by what `examples/bfs_timing.rs` and `cargo xtask bench batch` measured:
+//! Three CPU kernels compute the same maps; [`CpuKernel::Auto`] (the default) picks one per
+//! grid, by what `examples/bfs_timing.rs` and `cargo xtask bench batch` measured:
 //! - [`CpuKernel::Sweep`] (`sweep.rs`): Gauss–Seidel sweeps over whole rows, 32 `u16` cells
 //!   per AVX-512 operation, exact by construction (the module explains why); the fastest on
 //!   grids at least 128 cells wide whose rows' free runs average 6.5 cells or more (open
 //!   maps, warehouses, large game and city maps, random maps up to about 15 % obstacles).
 //! - [`CpuKernel::BitFrontier`] (`tiles.rs`): a breadth-first search whose frontier is a sparse
 //!   set of 8 × 8 bit tiles; a level costs a few word operations per frontier tile and two
-//!   masked vector stores for its distances. The fastest on dense random maps (0.6–0.7 times
-//!   the sweeps' time at 20–30 % obstacles), rooms, small mazes and narrow grids.
+//!   masked vector stores for its distances. The fastest on dense random maps (0.7 times the
+//!   sweeps' time at 20 % obstacles, 0.6–0.75 times the queue kernel's at 30 %), rooms, 2-wide
+//!   mazes and narrow grids.
 //! - [`CpuKernel::Queue`]: a branch-free queue BFS: visited cells as bits in a padded,
 //!   cache-sized plane (the blocked border makes neighbour tests bound-free), the queue a ring
 //!   buffer only as large as the frontier, a push a store plus a conditional increment, each
 //!   distance written once when its cell is dequeued, into a `u16` map that stays in cache
-//!   from goal to goal and is copied out in order. What `Auto` uses on processors without
-//!   AVX-512, and 10–15 % faster than tiles on large one- and two-wide mazes.
+//!   from goal to goal and is copied out in order. What `Auto` uses where most free cells have
+//!   at most two free neighbours (1-wide mazes: 1.05–1.35× the tiles' speed; grids broken
+//!   into small pieces), and on processors without AVX-512.
 //!
 //! The maps store `u32` by default; [`distance_maps_u16`] (or [`distance_maps_in`]`::<u16>`)
 //! stores `u16`, half the memory and bandwidth, and is an error when a distance does not fit.
@@ -127,11 +129,14 @@ pub const DEFAULT_MAX_MAP_BYTES: u128 = 8 << 30;
 /// Which CPU kernel fills the maps. All give the same maps; they differ in speed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CpuKernel {
-    /// [`CpuKernel::Sweep`] where it is expected to win, else [`CpuKernel::BitFrontier`]:
-    /// sweeps on grids at least 128 cells wide unless obstacles cut the rows into short free
-    /// runs (dense random maps, mazes, small rooms); in a batch, once most goals' sweeps (two
-    /// at least) cost more than the tile kernel would have, the remaining goals of that call
-    /// use it. On processors without AVX-512, [`CpuKernel::Queue`].
+    /// The kernel expected to win on the grid: [`CpuKernel::Queue`] where 60 % of the free
+    /// cells or more have at most two free neighbours (1-wide mazes, grids broken into small
+    /// pieces); [`CpuKernel::Sweep`] on grids at least 128 cells wide whose rows' free runs
+    /// average 6.5 cells or more (open maps, warehouses, large game and city maps); else
+    /// [`CpuKernel::BitFrontier`] (dense random maps, rooms, 2-wide mazes, narrow grids). In a
+    /// batch on sweeps, once most goals' sweeps (two at least) cost more than the tile kernel
+    /// would have, the remaining goals of that call use it. On processors without AVX-512,
+    /// [`CpuKernel::Queue`].
     #[default]
     Auto,
     /// Branch-free queue BFS over a visited bit plane with a ring-buffer queue.
@@ -442,36 +447,20 @@ fn build_maps<D: Distance>(
         match options.kernel {
             #[cfg(target_arch = "x86_64")]
             CpuKernel::Sweep | CpuKernel::Auto if crate::sweep::supported() => {
+                let free = crate::sweep::FreeBits::new(grid);
                 let adaptive = options.kernel == CpuKernel::Auto;
-                sweep_maps(grid, goals, &mut data, &mut levels, adaptive);
+                if adaptive && free.mostly_corridors() {
+                    queue_maps(grid, goals, &mut data, &mut levels);
+                } else if adaptive && !free.suits_sweeps() {
+                    tile_maps(grid, goals, &mut data, &mut levels);
+                } else {
+                    sweep_maps(grid, &free, goals, &mut data, &mut levels, adaptive);
+                }
             }
             CpuKernel::Queue | CpuKernel::Sweep | CpuKernel::Auto => {
-                let template = OpenBits::new(grid);
-                let geo = Geometry::new(&template, grid);
-                let in_batch = goals.len() > 1;
-                for_each_goal(
-                    &mut data,
-                    cells,
-                    goals,
-                    &mut levels,
-                    |ws, out, goal, top| {
-                        *top = ws.queue_map(&template, geo, goal, out, in_batch);
-                    },
-                );
+                queue_maps(grid, goals, &mut data, &mut levels);
             }
-            CpuKernel::BitFrontier => {
-                let plane = TilePlane::new(grid);
-                let queue_plane = OnceLock::new();
-                for_each_goal(
-                    &mut data,
-                    cells,
-                    goals,
-                    &mut levels,
-                    |ws, out, goal, top| {
-                        *top = ws.tile_map(&plane, &queue_plane, grid, goal, out);
-                    },
-                );
-            }
+            CpuKernel::BitFrontier => tile_maps(grid, goals, &mut data, &mut levels),
         }
     }
     // A distance is at most the number of free cells less one, so most grids cannot overflow.
@@ -631,13 +620,47 @@ impl Drop for Lent {
     }
 }
 
+/// Fills one map per goal with the tile kernel (a goal whose distances pass `u16` with the
+/// queue kernel).
+fn tile_maps<D: Distance>(grid: &Grid, goals: &[Cell], data: &mut [D], levels: &mut [u32]) {
+    let plane = TilePlane::new(grid);
+    let queue_plane = OnceLock::new();
+    for_each_goal(
+        data,
+        grid.cell_count(),
+        goals,
+        levels,
+        |ws, out, goal, top| {
+            *top = ws.tile_map(&plane, &queue_plane, grid, goal, out);
+        },
+    );
+}
+
+/// Fills one map per goal with the queue kernel.
+fn queue_maps<D: Distance>(grid: &Grid, goals: &[Cell], data: &mut [D], levels: &mut [u32]) {
+    let template = OpenBits::new(grid);
+    let geo = Geometry::new(&template, grid);
+    let in_batch = goals.len() > 1;
+    for_each_goal(
+        data,
+        grid.cell_count(),
+        goals,
+        levels,
+        |ws, out, goal, top| {
+            *top = ws.queue_map(&template, geo, goal, out, in_batch);
+        },
+    );
+}
+
 /// Fills one map per goal with the sweep kernel, handing a goal to the tile kernel when its
-/// sweeps cannot finish it. `adaptive` ([`CpuKernel::Auto`]): grids with short free runs go
-/// to the tile kernel outright, and once most goals so far (two at least) had sweeps that
-/// ran over budget or cost more than the tile kernel would have, the remaining goals do too.
+/// sweeps cannot finish it. `adaptive` ([`CpuKernel::Auto`], which sends grids that do not
+/// suit sweeps elsewhere before this): once most goals so far (two at least) had sweeps that
+/// ran over budget or cost more than the tile kernel would have, the remaining goals go to
+/// the tile kernel.
 #[cfg(target_arch = "x86_64")]
 fn sweep_maps<D: Distance>(
     grid: &Grid,
+    free: &crate::sweep::FreeBits<'_>,
     goals: &[Cell],
     data: &mut [D],
     levels: &mut [u32],
@@ -646,17 +669,16 @@ fn sweep_maps<D: Distance>(
     use crate::sweep::{self, Swept};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-    let free = sweep::FreeBits::new(grid);
     // The other kernels' planes, built only if some goal falls back to them.
     let (tile_plane, queue_plane) = (OnceLock::new(), OnceLock::new());
-    let tiles_only = AtomicBool::new(adaptive && !free.suits_sweeps());
+    let tiles_only = AtomicBool::new(false);
     // Goals swept so far, and those whose sweeps cost more than the tiles' would have.
     let (swept_goals, costly_goals) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let cells = grid.cell_count();
     for_each_goal(data, cells, goals, levels, |ws, out, goal, top| {
         if !tiles_only.load(Ordering::Relaxed) {
             let budget = sweep::Budget::Capped;
-            let swept = sweep::fill(&free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
+            let swept = sweep::fill(free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
             // A stalled goal may just sit in a small part of the grid, and one costly
             // goal may sit in a tangle: only most goals speak for the rest.
             let done = swept_goals.fetch_add(1, Ordering::Relaxed) + 1;

@@ -13,8 +13,8 @@
 //!   sweeps with AVX-512 (32 cells per vector operation; 3–8× the queue kernel on open,
 //!   warehouse and sparse random maps), a breadth-first search over a sparse frontier of
 //!   8 × 8 bit tiles (dense random maps, rooms, mazes, narrow grids: about twice the queue
-//!   kernel's speed), and a branch-free queue BFS (processors without AVX-512); the default,
-//!   `Auto`, picks per grid.
+//!   kernel's speed), and a branch-free queue BFS (1-wide mazes, processors without
+//!   AVX-512); the default, `Auto`, picks per grid.
 //!   [`distance_maps_u16`] (or [`distance_maps_in`] with
 //!   `u16`) stores `u16` instead ([`UNREACHABLE_U16`]): half the memory, and an error
 //!   ([`WavefrontError::DistanceOverflow`]) rather than a wrong value past 65,534 moves.

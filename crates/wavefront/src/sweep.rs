@@ -22,7 +22,8 @@
 //!
 //! Where sweeps lose: dense random maps (short free runs, so many small detours and many steps
 //! per row), mazes (a pass per corridor turn) and narrow grids (few lanes per row).
-//! [`FreeBits::suits_sweeps`] sends those to the tile kernel (`tiles.rs`) up front; a sweep
+//! [`FreeBits::suits_sweeps`] sends those to the tile kernel (`tiles.rs`) up front, and
+//! [`FreeBits::mostly_corridors`] 1-wide mazes to the queue kernel; a sweep
 //! that spends more work than the tile kernel would reports [`Swept::Costly`] (its map is still
 //! exact); one that stalls ([`Swept::Stalled`]) or exceeds a hard budget ([`Swept::Winding`])
 //! gives up, and the caller uses the tile kernel for that goal.
@@ -113,6 +114,33 @@ impl<'g> FreeBits<'g> {
             })
             .sum();
         2 * self.grid.free_count() >= 13 * runs
+    }
+
+    /// Whether 60 % of the free cells or more have at most two free neighbours: 1-wide
+    /// corridors (mazes), or a grid broken into small pieces (random maps past 45 %
+    /// obstacles). There a queue beats the tile kernel (1-wide mazes: 1.2–1.35× at 128² and
+    /// 256², 1.05–1.15× at 1024²; random maps at 45–50 % obstacles: 1.15–1.5×), and sweeps
+    /// stall. Random maps at 40 % obstacles (53 % of their free cells) and 2-wide mazes stay
+    /// with tiles; the MAPF benchmark's other maps have at most 43 % (the warehouse).
+    pub(crate) fn mostly_corridors(&self) -> bool {
+        let mut narrow = 0u64;
+        for y in 0..self.height {
+            let row = self.row(y);
+            let up = y.checked_sub(1).map(|z| self.row(z));
+            let down = Some(y + 1)
+                .filter(|&z| z < self.height)
+                .map(|z| self.row(z));
+            for k in 0..self.words_per_row {
+                let c = row[k];
+                // Bit x of each: whether the neighbour of cell x on that side is free.
+                let left = c << 1 | k.checked_sub(1).map_or(0, |j| row[j] >> 63);
+                let right = c >> 1 | row.get(k + 1).map_or(0, |&n| n << 63);
+                let (u, d) = (up.map_or(0, |r| r[k]), down.map_or(0, |r| r[k]));
+                let three_or_more = (left & right & (u | d)) | (u & d & (left | right));
+                narrow += u64::from((c & !three_or_more).count_ones());
+            }
+        }
+        5 * narrow >= 3 * self.grid.free_count()
     }
 
     fn row(&self, y: usize) -> &[u64] {
@@ -960,7 +988,7 @@ mod tests {
     }
 
     #[test]
-    fn mazes_dense_and_narrow_maps_are_left_to_the_tiles() {
+    fn mazes_dense_and_narrow_maps_do_not_suit_sweeps() {
         if !runs_here() {
             return;
         }
@@ -974,6 +1002,30 @@ mod tests {
             assert_eq!(sweep_both(&maze, goal, Budget::Capped), Swept::Stalled);
             // Left alone, the sweeps do finish, exactly (after many passes).
             assert_eq!(sweep_both(&maze, goal, Budget::Unlimited), Swept::Costly);
+        }
+    }
+
+    #[test]
+    fn one_wide_mazes_and_broken_grids_are_mostly_corridors() {
+        for grid in [
+            generate::maze(201, 201, 1, 3).unwrap(),
+            generate::random(200, 200, 0.5, 3).unwrap(),
+            Grid::open(300, 1).unwrap(),
+        ] {
+            assert!(FreeBits::new(&grid).mostly_corridors());
+        }
+        for grid in [
+            generate::maze(201, 201, 2, 3).unwrap(),
+            generate::random(200, 200, 0.4, 3).unwrap(),
+            generate::rooms(200, 150, 8, 3).unwrap(),
+            Grid::open(300, 2).unwrap(),
+        ] {
+            assert!(
+                !FreeBits::new(&grid).mostly_corridors(),
+                "{}x{}",
+                grid.width(),
+                grid.height()
+            );
         }
     }
 
