@@ -577,13 +577,13 @@ impl Workspace {
 /// Calls `fill` with a workspace, the map, the goal and the slot of its largest distance, for
 /// every goal, across rayon's threads (each job borrows its thread's workspace once).
 fn for_each_goal<D: Distance>(
-    data: &mut [D],
-    cells: usize,
+    grid: &Grid,
     goals: &[Cell],
+    data: &mut [D],
     levels: &mut [u32],
     fill: impl Fn(&mut Workspace, &mut [D], Cell, &mut u32) + Send + Sync,
 ) {
-    data.par_chunks_mut(cells)
+    data.par_chunks_mut(grid.cell_count())
         .zip(goals.par_iter())
         .zip(levels.par_iter_mut())
         .for_each_init(Lent::from_thread, |lent, ((out, &goal), top)| {
@@ -625,15 +625,9 @@ impl Drop for Lent {
 fn tile_maps<D: Distance>(grid: &Grid, goals: &[Cell], data: &mut [D], levels: &mut [u32]) {
     let plane = TilePlane::new(grid);
     let queue_plane = OnceLock::new();
-    for_each_goal(
-        data,
-        grid.cell_count(),
-        goals,
-        levels,
-        |ws, out, goal, top| {
-            *top = ws.tile_map(&plane, &queue_plane, grid, goal, out);
-        },
-    );
+    for_each_goal(grid, goals, data, levels, |ws, out, goal, top| {
+        *top = ws.tile_map(&plane, &queue_plane, grid, goal, out);
+    });
 }
 
 /// Fills one map per goal with the queue kernel.
@@ -641,15 +635,9 @@ fn queue_maps<D: Distance>(grid: &Grid, goals: &[Cell], data: &mut [D], levels: 
     let template = OpenBits::new(grid);
     let geo = Geometry::new(&template, grid);
     let in_batch = goals.len() > 1;
-    for_each_goal(
-        data,
-        grid.cell_count(),
-        goals,
-        levels,
-        |ws, out, goal, top| {
-            *top = ws.queue_map(&template, geo, goal, out, in_batch);
-        },
-    );
+    for_each_goal(grid, goals, data, levels, |ws, out, goal, top| {
+        *top = ws.queue_map(&template, geo, goal, out, in_batch);
+    });
 }
 
 /// Fills one map per goal with the sweep kernel, handing a goal to the tile kernel when its
@@ -674,8 +662,7 @@ fn sweep_maps<D: Distance>(
     let tiles_only = AtomicBool::new(false);
     // Goals swept so far, and those whose sweeps cost more than the tiles' would have.
     let (swept_goals, costly_goals) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let cells = grid.cell_count();
-    for_each_goal(data, cells, goals, levels, |ws, out, goal, top| {
+    for_each_goal(grid, goals, data, levels, |ws, out, goal, top| {
         if !tiles_only.load(Ordering::Relaxed) {
             let budget = sweep::Budget::Capped;
             let swept = sweep::fill(free, goal, out, &mut ws.sweep, &mut ws.narrow, budget);
