@@ -23,10 +23,10 @@
 //! Where sweeps lose: dense random maps (short free runs, so many small detours and many steps
 //! per row), mazes (a pass per corridor turn) and narrow grids (few lanes per row).
 //! [`FreeBits::suits_sweeps`] sends those to the tile kernel (`tiles.rs`) up front, and
-//! [`FreeBits::mostly_corridors`] 1-wide mazes to the queue kernel; a sweep
-//! that spends more work than the tile kernel would reports [`Swept::Costly`] (its map is still
-//! exact); one that stalls ([`Swept::Stalled`]) or exceeds a hard budget ([`Swept::Winding`])
-//! gives up, and the caller uses the tile kernel for that goal.
+//! [`FreeBits::mostly_corridors`] sends 1-wide mazes to the queue kernel; a sweep that spends
+//! more work than the tile kernel would reports [`Swept::Costly`] (its map is still exact);
+//! one that stalls ([`Swept::Stalled`]) or exceeds a hard budget ([`Swept::Winding`]) gives
+//! up, and the caller uses the tile kernel for that goal.
 //!
 //! Only compiled for `x86_64`, and only run when the processor has the features of
 //! [`supported`].
@@ -94,7 +94,7 @@ impl<'g> FreeBits<'g> {
     /// little and paths take many small detours (random maps: the kernels break even at 15 %
     /// obstacles, mean run 6.7; at 20 %, mean run 5, tiles take 0.7 times as long; mazes and
     /// rooms need a pass per turn); narrow grids leave a vector op few lanes to fill (the
-    /// MAPF benchmark's 32- and 64-wide maps: tiles 1.0–1.5 times as fast). Open maps, game
+    /// MAPF benchmark's 32- to 65-wide maps: tiles 1.0–2.3 times as fast). Open maps, game
     /// and city maps and warehouses keep sweeps: 1024² open maps take 0.7–0.9 ns a cell
     /// against 2.3, warehouse shelves 0.8 against 1.35 (`examples/bfs_timing.rs`,
     /// `cargo xtask bench batch --data`).
