@@ -504,7 +504,8 @@ struct Workspace {
     sweep: crate::sweep::Scratch,
     queue: QueueBfs,
     tiles: TileBfs,
-    /// The `u16` map both kernels search in, copied out when done.
+    /// The `u16` map the sweep and queue kernels search in, copied out when done (the tile
+    /// kernel keeps its own, tile-major).
     narrow: Vec<u16>,
 }
 
@@ -738,6 +739,16 @@ impl OpenBits {
             words,
         }
     }
+}
+
+/// Columns `64 k ..= 64 k + 63` of a grid row as free bits (bit `i`: column `64 k + i` is
+/// free; columns past the grid read as blocked), from the row as the grid's
+/// [`BitPlane`](cuplan_grid::BitPlane) stores it: column `x` at bit `x + 1`, 1 = blocked,
+/// blocked past the last column.
+pub(crate) fn free_columns(stored: &[u64], k: usize) -> u64 {
+    let lo = stored.get(k).copied().unwrap_or(u64::MAX) >> 1;
+    let hi = stored.get(k + 1).copied().unwrap_or(u64::MAX) << 63;
+    !(lo | hi)
 }
 
 /// Bit-index arithmetic shared by every search of one grid.

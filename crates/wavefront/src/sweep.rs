@@ -72,12 +72,9 @@ impl<'g> FreeBits<'g> {
         let words_per_row = width.div_ceil(64) + 1;
         let mut words = vec![0u64; words_per_row * height];
         for (y, row) in words.chunks_exact_mut(words_per_row).enumerate() {
-            // The plane stores column x at bit x + 1, blocked past the last column.
             let stored = plane.row(y + 1);
             for (k, word) in row.iter_mut().enumerate() {
-                let lo = stored.get(k).copied().unwrap_or(u64::MAX) >> 1;
-                let hi = stored.get(k + 1).copied().unwrap_or(u64::MAX) << 63;
-                *word = !(lo | hi);
+                *word = crate::distance::free_columns(stored, k);
             }
         }
         FreeBits {

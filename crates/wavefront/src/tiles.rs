@@ -41,13 +41,10 @@ impl TilePlane {
         let mut free = vec![0u64; pitch * (height.div_ceil(8) + 2)];
         let plane = grid.rows();
         for y in 0..height {
-            // The plane stores column x at bit x + 1 (1 = blocked), blocked past the last column.
             let stored = plane.row(y + 1);
             let tiles = &mut free[(y / 8 + 1) * pitch + 1..];
             for k in 0..width.div_ceil(64) {
-                let lo = stored.get(k).copied().unwrap_or(u64::MAX) >> 1;
-                let hi = stored.get(k + 1).copied().unwrap_or(u64::MAX) << 63;
-                let open = !(lo | hi);
+                let open = crate::distance::free_columns(stored, k);
                 for (j, tile) in tiles[8 * k..].iter_mut().take(8).enumerate() {
                     *tile |= (open >> (8 * j) & 0xff) << (8 * (y % 8));
                 }
@@ -165,10 +162,10 @@ impl TileBfs {
         self.tiled.resize(tiles, TileDistances([0; 64]));
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
     /// The breadth-first search with AVX-512 level writes; returns the largest distance, or
     /// `None` past `u16`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,lzcnt")]
     fn search_avx512(&mut self, plane: &TilePlane, goal: Cell) -> Option<u32> {
         // SAFETY: this function is compiled with the features `write_level_avx512` needs.
         self.levels(plane, goal, |tile, bits, level| unsafe {
