@@ -45,7 +45,7 @@ pub use cuplan_wavefront_gpu as wavefront_gpu;
 
 /// The names most programs need, in one `use`.
 pub mod prelude {
-    pub use crate::grid::{Cell, Direction, Grid, GridError, OctileCost, Scenario};
+    pub use crate::grid::{Cell, Change, Direction, Grid, GridError, OctileCost, Scenario};
     pub use crate::jps::{
         Algorithm, JpsError, Path, Planner, Searcher, find_path, find_paths, find_paths_with,
     };

@@ -9,9 +9,9 @@ use rayon::prelude::*;
 fn shared_grid_many_threads_same_answers() {
     let grid = Family::Rooms(16).generate(300, 200, 4).unwrap();
     let queries = generate::random_queries(&grid, 400, 8);
-    let planners: Vec<Planner<'_>> = Algorithm::ALL
+    let planners: Vec<Planner> = Algorithm::ALL
         .iter()
-        .map(|&a| Planner::new(&grid, a).unwrap())
+        .map(|&a| Planner::new(grid.clone(), a).unwrap())
         .collect();
 
     let serial: Vec<Vec<_>> = planners
@@ -70,7 +70,7 @@ fn searcher_memory_is_bounded_by_the_map() {
     let grid = generate::random(256, 256, 0.25, 3).unwrap();
     let queries = generate::random_queries(&grid, 3000, 2);
     for algo in Algorithm::ALL {
-        let planner = Planner::new(&grid, algo).unwrap();
+        let planner = Planner::new(grid.clone(), algo).unwrap();
         let mut searcher = Searcher::new();
         for &(a, b) in &queries[..100] {
             planner.search(&mut searcher, a, b).unwrap();

@@ -25,7 +25,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let algo: Algorithm = args.algo.parse().map_err(Failure::bad_input)?;
     let loaded = args.query.load()?;
-    let planner = Planner::new(&loaded.grid, algo).map_err(Failure::bad_input)?;
+    let planner = Planner::new(loaded.grid.clone(), algo).map_err(Failure::bad_input)?;
     let started = Instant::now();
     let answers: Vec<_> = loaded.pool.install(|| {
         loaded

@@ -1,6 +1,7 @@
 //! `Grid`: the occupancy grid every search reads.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ndarray::Array2;
 
@@ -16,32 +17,117 @@ pub const MAX_SIDE: u64 = 1 << 20;
 /// A width × height occupancy grid, one bit per cell, plus a transposed copy.
 ///
 /// *Invariants*: `rows` is the grid and `cols` its transpose (row `x` of `cols` is column `x`
-/// of the grid), both with a blocked border ([`BitPlane`]); every mutation updates both and
-/// bumps [`generation`](Grid::generation); the cached [`Components`] always describe the current
-/// cells. A `Grid` is `Send + Sync`; searches share it read-only.
-#[derive(Debug)]
+/// of the grid), both with a blocked border ([`BitPlane`]); every change of a cell goes
+/// through one place that updates both, takes a new [`generation`](Grid::generation) and
+/// records the cell in the change journal ([`Grid::changes_since`]); the kept [`Components`]
+/// are brought up to date by the same change. A `Grid` is `Send + Sync`; searches share it
+/// read-only.
+#[derive(Debug, Clone)]
 pub struct Grid {
     width: u32,
     height: u32,
     rows: BitPlane,
     cols: BitPlane,
     free_cells: u64,
-    generation: u64,
-    components: OnceLock<Components>,
+    journal: Journal,
+    components: ComponentCache,
 }
 
-impl Clone for Grid {
-    fn clone(&self) -> Grid {
-        Grid {
-            width: self.width,
-            height: self.height,
-            rows: self.rows.clone(),
-            cols: self.cols.clone(),
-            free_cells: self.free_cells,
-            generation: self.generation,
-            components: self.components.clone(),
+/// A change of one cell, for [`Grid::apply`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Change {
+    /// Make the cell blocked.
+    Block(Cell),
+    /// Make the cell free.
+    Free(Cell),
+}
+
+impl Change {
+    /// The cell changed.
+    pub fn cell(self) -> Cell {
+        match self {
+            Change::Block(c) | Change::Free(c) => c,
         }
     }
+}
+
+/// Source of generations: process-wide, so no two grids (or two states of one grid) share a
+/// generation unless one is an unchanged clone of the other.
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn fresh_generation() -> u64 {
+    NEXT_GENERATION.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The cells changed since each recent generation, so that caches built from a grid (jump
+/// tables) can bring themselves up to date without trusting a caller's list.
+///
+/// *Invariant*: `generations` is strictly increasing; `generations[i]` is the grid's
+/// generation right after `cells[i]` changed, and `base` the generation before `cells[0]`.
+/// At most `cap` changes are kept; older ones are dropped half at a time (then `base` moves
+/// forward, and a cache older than `base` must rebuild).
+#[derive(Debug, Clone)]
+struct Journal {
+    base: u64,
+    generations: Vec<u64>,
+    cells: Vec<Cell>,
+    cap: usize,
+}
+
+impl Journal {
+    /// At least this many changes are kept, however small the grid.
+    const MIN_CAP: usize = 1024;
+    /// Changes kept per cell of the grid: past `cells / 64` changes a rebuild costs about as
+    /// much as replaying them.
+    const CELLS_PER_CHANGE: usize = 64;
+    const MAX_CAP: usize = 1 << 20;
+
+    fn new(cell_count: usize) -> Journal {
+        Journal {
+            base: fresh_generation(),
+            generations: Vec::new(),
+            cells: Vec::new(),
+            cap: (cell_count / Self::CELLS_PER_CHANGE).clamp(Self::MIN_CAP, Self::MAX_CAP),
+        }
+    }
+
+    fn current(&self) -> u64 {
+        self.generations.last().copied().unwrap_or(self.base)
+    }
+
+    fn record(&mut self, cell: Cell) {
+        if self.cells.len() == self.cap {
+            let dropped = self.cap / 2;
+            self.base = self.generations[dropped - 1];
+            self.generations.drain(..dropped);
+            self.cells.drain(..dropped);
+        }
+        self.generations.push(fresh_generation());
+        self.cells.push(cell);
+    }
+
+    fn since(&self, generation: u64) -> Option<&[Cell]> {
+        if generation == self.base {
+            return Some(&self.cells);
+        }
+        let i = self.generations.binary_search(&generation).ok()?;
+        Some(&self.cells[i + 1..])
+    }
+
+    /// Forgets every change: the grid's present state is its new starting point.
+    fn restart(&mut self) {
+        self.base = fresh_generation();
+        self.generations.clear();
+        self.cells.clear();
+    }
+}
+
+/// The components of a grid: `kept` is updated by every change once built; `fresh` is a
+/// full labelling asked for while `kept` was inexact, and replaces it at the next change.
+#[derive(Debug, Clone, Default)]
+struct ComponentCache {
+    kept: OnceLock<Components>,
+    fresh: OnceLock<Components>,
 }
 
 impl PartialEq for Grid {
@@ -76,6 +162,13 @@ pub(crate) fn check_size(width: u64, height: u64, max_cells: u64) -> Result<()> 
     Ok(())
 }
 
+fn same_component(grid: &Grid, comps: &Components, a: Cell, b: Cell) -> bool {
+    match (comps.of(grid, a), comps.of(grid, b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
 impl Grid {
     /// An all-free `width × height` grid.
     ///
@@ -95,8 +188,8 @@ impl Grid {
             rows: BitPlane::open(h, w),
             cols: BitPlane::open(w, h),
             free_cells: u64::from(width) * u64::from(height),
-            generation: 0,
-            components: OnceLock::new(),
+            journal: Journal::new(w * h),
+            components: ComponentCache::default(),
         })
     }
 
@@ -110,7 +203,7 @@ impl Grid {
                 grid.set_blocked_unchecked(Cell::new(x as u32, y as u32));
             }
         }
-        grid.generation = 0;
+        grid.reset_generation();
         Ok(grid)
     }
 
@@ -158,7 +251,7 @@ impl Grid {
                 }
             }
         }
-        grid.generation = 0;
+        grid.reset_generation();
         Ok(grid)
     }
 
@@ -186,10 +279,21 @@ impl Grid {
         self.free_cells
     }
 
-    /// Counter bumped by every change of a cell; caches built from the grid compare it.
+    /// The identity of the grid's present cells: a new value after every change of a cell,
+    /// drawn from a process-wide counter, so two grids share a generation only when one is an
+    /// unchanged clone of the other. Caches built from a grid (jump tables) store it.
     #[inline]
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.journal.current()
+    }
+
+    /// The cells changed (in order, possibly repeated) since this grid, or a clone it was
+    /// made from, was at `generation`; `Some(&[])` when it still is. `None` when the grid
+    /// cannot say: `generation` is older than the journal keeps (it holds the last
+    /// `max(1024, cells / 64)` changes, up to 2^20), or not one of this grid's history.
+    /// Whoever gets `None` must rebuild from the grid.
+    pub fn changes_since(&self, generation: u64) -> Option<&[Cell]> {
+        self.journal.since(generation)
     }
 
     /// Whether `cell` lies inside the grid.
@@ -272,53 +376,80 @@ impl Grid {
         &self.cols
     }
 
-    /// Marks `cell` blocked (O(1), both copies). Returns whether it changed.
+    /// Marks `cell` blocked (O(1), both copies; the components follow in near O(1) unless the
+    /// cell may split one, see [`Components`]). Returns whether it changed.
     pub fn set_blocked(&mut self, cell: Cell) -> Result<bool> {
-        self.set(cell, true)
-    }
-
-    /// Marks `cell` free (O(1), both copies). Returns whether it changed.
-    pub fn set_free(&mut self, cell: Cell) -> Result<bool> {
-        self.set(cell, false)
-    }
-
-    fn set(&mut self, cell: Cell, blocked: bool) -> Result<bool> {
         self.check_cell(cell)?;
+        Ok(self.change(cell, true))
+    }
+
+    /// Marks `cell` free (O(1), both copies; the components follow). Returns whether it
+    /// changed.
+    pub fn set_free(&mut self, cell: Cell) -> Result<bool> {
+        self.check_cell(cell)?;
+        Ok(self.change(cell, false))
+    }
+
+    /// Applies `changes` in order and returns how many cells changed. Every cell is checked
+    /// first: when one is outside the grid nothing is applied.
+    pub fn apply(&mut self, changes: &[Change]) -> Result<usize> {
+        for c in changes {
+            self.check_cell(c.cell())?;
+        }
+        Ok(changes
+            .iter()
+            .filter(|&&c| match c {
+                Change::Block(cell) => self.change(cell, true),
+                Change::Free(cell) => self.change(cell, false),
+            })
+            .count())
+    }
+
+    /// The one place a cell of a built grid changes: both planes, the journal, the
+    /// components.
+    fn change(&mut self, cell: Cell, blocked: bool) -> bool {
         if self.is_free(cell) != blocked {
-            return Ok(false);
+            return false;
         }
+        self.write_cell(cell, blocked);
+        self.journal.record(cell);
+        if let Some(fresh) = self.components.fresh.take() {
+            self.components.kept = OnceLock::from(fresh);
+        }
+        if let Some(mut kept) = self.components.kept.take() {
+            if blocked {
+                kept.cell_blocked(self, cell);
+            } else {
+                kept.cell_freed(self, cell);
+            }
+            self.components.kept = OnceLock::from(kept);
+        }
+        true
+    }
+
+    /// Writes a cell into both planes and the free count, nothing else (construction).
+    fn write_cell(&mut self, cell: Cell, blocked: bool) {
+        let (x, y) = (cell.x as usize + 1, cell.y as usize + 1);
+        self.rows.set_stored(y, x, blocked);
+        self.cols.set_stored(x, y, blocked);
         if blocked {
-            self.set_blocked_unchecked(cell);
+            self.free_cells -= 1;
         } else {
-            self.rows
-                .set_stored(cell.y as usize + 1, cell.x as usize + 1, false);
-            self.cols
-                .set_stored(cell.x as usize + 1, cell.y as usize + 1, false);
             self.free_cells += 1;
-            self.touch();
         }
-        Ok(true)
     }
 
-    /// Blocks an in-range free cell.
+    /// Blocks an in-range free cell while the grid is being built; the builder calls
+    /// [`Grid::reset_generation`] when done.
     pub(crate) fn set_blocked_unchecked(&mut self, cell: Cell) {
-        self.rows
-            .set_stored(cell.y as usize + 1, cell.x as usize + 1, true);
-        self.cols
-            .set_stored(cell.x as usize + 1, cell.y as usize + 1, true);
-        self.free_cells -= 1;
-        self.touch();
+        debug_assert!(self.is_free(cell));
+        self.write_cell(cell, true);
     }
 
+    /// Ends construction: the cells as they are now are the grid's first generation.
     pub(crate) fn reset_generation(&mut self) {
-        self.generation = 0;
-    }
-
-    fn touch(&mut self) {
-        self.generation += 1;
-        if self.components.get().is_some() {
-            self.components = OnceLock::new();
-        }
+        self.journal.restart();
+        self.components = ComponentCache::default();
     }
 
     /// Whether one step from `cell` in `dir` is legal: the target is free and, for a diagonal,
@@ -351,25 +482,51 @@ impl Grid {
             .filter_map(move |d| cell.step(d).map(|c| (c, d)))
     }
 
-    /// The connected components, computed on first use after a change and cached.
+    /// The connected components, exact. Labelled on first use; then every change keeps them
+    /// up to date, except a block that may split a component into two large pieces, after
+    /// which the next call labels afresh (O(cells)).
     ///
     /// Under no corner cutting a diagonal step is only legal when both orthogonal cells are
     /// free, so 8-connected components equal 4-connected ones: one labelling serves both.
     pub fn components(&self) -> &Components {
-        self.components.get_or_init(|| Components::label(self))
-    }
-
-    /// Whether a path between two free cells exists (O(1) after the components are built).
-    pub fn connected(&self, a: Cell, b: Cell) -> bool {
-        let comps = self.components();
-        match (comps.of(self, a), comps.of(self, b)) {
-            (Some(x), Some(y)) => x == y,
-            _ => false,
+        match self.components.kept.get() {
+            Some(kept) if kept.is_exact() => kept,
+            _ => self
+                .components
+                .fresh
+                .get_or_init(|| Components::label(self)),
         }
     }
 
-    /// Bytes held by the grid (both bit planes and, when built, the components).
+    /// Whether a path between two free cells exists (O(1) while the components are exact;
+    /// see [`Grid::components`]).
+    pub fn connected(&self, a: Cell, b: Cell) -> bool {
+        same_component(self, self.components(), a, b)
+    }
+
+    /// `false` only when no path joins `a` and `b`; `true` when one does and, after a block
+    /// that may have split a component into two large pieces, possibly when none does. Never
+    /// labels afresh once the components were built, so it costs O(1) per query on a grid that
+    /// changes every tick; searches use it to skip hopeless queries and find the rest out.
+    pub fn maybe_connected(&self, a: Cell, b: Cell) -> bool {
+        let comps = match (self.components.fresh.get(), self.components.kept.get()) {
+            (Some(fresh), _) => fresh,
+            (None, Some(kept)) => kept,
+            (None, None) => self.components(),
+        };
+        same_component(self, comps, a, b)
+    }
+
+    /// Bytes held by the grid (both bit planes, the change journal and, when built, the
+    /// components).
     pub fn bytes(&self) -> usize {
-        self.rows.bytes() + self.cols.bytes() + self.components.get().map_or(0, Components::bytes)
+        let journal = self.journal.cells.capacity() * std::mem::size_of::<Cell>()
+            + self.journal.generations.capacity() * 8;
+        let comps = [&self.components.kept, &self.components.fresh]
+            .iter()
+            .filter_map(|c| c.get())
+            .map(Components::bytes)
+            .sum::<usize>();
+        self.rows.bytes() + self.cols.bytes() + journal + comps
     }
 }

@@ -6,17 +6,21 @@
 //! **Main types**
 //! - [`Grid`]: one bit per cell in rows of `u64` words ([`BitPlane`]), with a blocked border
 //!   so scans never check bounds, plus a transposed copy so vertical scans are row scans.
-//!   Dynamic updates ([`Grid::set_blocked`], [`Grid::set_free`]) keep both in sync in O(1).
+//!   Dynamic updates ([`Grid::set_blocked`], [`Grid::set_free`], [`Grid::apply`]) keep both
+//!   in sync in O(1) and are recorded in a bounded change journal ([`Grid::changes_since`]),
+//!   which is how caches built from the grid (the JPS+ jump table) bring themselves up to
+//!   date without trusting anyone's list of changes.
 //! - [`Cell`], [`CellIndex`], [`Direction`]: coordinates (x = column, y = row, (0, 0)
 //!   top-left, as Moving AI), row-major indices, and the 8 compass directions.
 //! - [`OctileCost`]: an exact path cost `a + b·√2` with integers `a`, `b`.
-//! - [`Components`]: connected components, cached and rebuilt lazily after a change.
+//! - [`Components`]: connected components, labelled once and then kept up to date by each
+//!   change (union–find for frees, a local test and a bounded search for blocks).
 //! - [`Scenario`] / [`ScenEntry`]: Moving AI `.scen` files; `.map` files via
 //!   [`Grid::read_movingai`] and [`Grid::to_movingai_string`].
 //! - [`generate`]: seeded random, maze, room and open maps and random query sets.
 //!
 //! **Invariants**: the transposed copy is always the transpose of the grid; every change
-//! bumps [`Grid::generation`]; parsing never panics, on any bytes, and refuses sizes over a
+//! takes a new, process-wide unique [`Grid::generation`] and is journalled; parsing never panics, on any bytes, and refuses sizes over a
 //! limit before allocating. Movement rules are the benchmark's: 8-connected moves cost 1 or √2
 //! and a diagonal step needs both orthogonal cells free (no corner cutting).
 //!
@@ -56,10 +60,10 @@ mod path;
 
 pub use bits::BitPlane;
 pub use cell::{Cell, CellIndex, Direction};
-pub use components::{ComponentId, Components};
+pub use components::{ComponentId, Components, SPLIT_SEARCH_CELLS};
 pub use cost::{KEY_DIAGONAL, KEY_EXACT_DIAGONAL_LIMIT, KEY_STRAIGHT, OctileCost};
 pub use error::{GridError, Result};
 pub use generate::Family;
-pub use grid::{DEFAULT_MAX_CELLS, Grid, MAX_SIDE};
+pub use grid::{Change, DEFAULT_MAX_CELLS, Grid, MAX_SIDE};
 pub use movingai::{ScenEntry, Scenario};
 pub use path::expand_waypoints;

@@ -1,6 +1,6 @@
 //! Property tests of the grid's invariants: the transposed copy, components, round trips.
 
-use cuplan_grid::{Cell, Direction, Family, Grid, generate};
+use cuplan_grid::{Cell, Change, Direction, Family, Grid, generate};
 use proptest::prelude::*;
 
 /// Checks, bit by bit, that `cols()` is the transpose of `rows()` including the border.
@@ -102,16 +102,22 @@ proptest! {
     ) {
         let mut grid = grid;
         let gen0 = grid.generation();
-        let mut changed = 0u64;
+        let mut changed = Vec::new();
         for (x, y, block) in changes {
             let cell = Cell::new(x % grid.width(), y % grid.height());
-            let before = grid.is_free(cell);
+            let (before, generation) = (grid.is_free(cell), grid.generation());
             let did = if block { grid.set_blocked(cell).unwrap() } else { grid.set_free(cell).unwrap() };
             prop_assert_eq!(did, before == block);
             prop_assert_eq!(grid.is_free(cell), !block);
-            changed += u64::from(did);
+            // A change takes a new generation; a no-op keeps it.
+            prop_assert_eq!(grid.generation() != generation, did);
+            if did {
+                changed.push(cell);
+            }
         }
-        prop_assert_eq!(grid.generation(), gen0 + changed);
+        // The journal holds exactly the cells that changed, in order.
+        prop_assert_eq!(grid.changes_since(gen0), Some(changed.as_slice()));
+        prop_assert_eq!(grid.changes_since(grid.generation()), Some(&[][..]));
         assert_transpose_consistent(&grid);
         let free = (0..grid.height()).flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
             .filter(|&c| grid.is_free(c)).count() as u64;
@@ -130,6 +136,39 @@ proptest! {
             if block { grid.set_blocked(cell).unwrap(); } else { grid.set_free(cell).unwrap(); }
         }
         assert_components_match_flood_fill(&grid);
+    }
+
+    /// The kept labels after every single change, through every mutation path: exact while
+    /// `components()` says so (it is what the change left, not a relabelling, unless a split
+    /// stayed open), and `maybe_connected` never says "apart" for connected cells.
+    #[test]
+    fn kept_components_follow_each_change(
+        grid in arb_grid(),
+        changes in prop::collection::vec((any::<u32>(), any::<u32>(), 0u8..3), 1..60),
+        probes in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()), 8),
+    ) {
+        let mut grid = grid;
+        grid.components();
+        for (x, y, how) in changes {
+            let cell = Cell::new(x % grid.width(), y % grid.height());
+            match how {
+                0 => { grid.set_blocked(cell).unwrap(); }
+                1 => { grid.set_free(cell).unwrap(); }
+                _ => { grid.apply(&[Change::Block(cell), Change::Free(Cell::new(cell.y % grid.width(), cell.x % grid.height()))]).unwrap(); }
+            }
+            let oracle = flood_fill_partition(&grid);
+            let w = grid.width() as usize;
+            for &(ax, ay, bx, by) in &probes {
+                let a = Cell::new(ax % grid.width(), ay % grid.height());
+                let b = Cell::new(bx % grid.width(), by % grid.height());
+                let joined = oracle[a.y as usize * w + a.x as usize].is_some()
+                    && oracle[a.y as usize * w + a.x as usize] == oracle[b.y as usize * w + b.x as usize];
+                if joined {
+                    prop_assert!(grid.maybe_connected(a, b), "{a} and {b} are connected");
+                }
+            }
+            assert_components_match_flood_fill(&grid);
+        }
     }
 
     #[test]
@@ -186,4 +225,90 @@ fn random_queries_are_connected_pairs() {
         assert!(grid.is_free(a) && grid.is_free(b));
         assert!(grid.connected(a, b));
     }
+}
+
+/// A wall drawn across an open map splits it into two halves far larger than the split search
+/// covers: the kept labels become inexact, `maybe_connected` may still say "together", and
+/// `components()` labels afresh and is exact; reopening a door joins them again in O(1).
+#[test]
+fn large_splits_fall_back_to_a_fresh_labelling() {
+    let mut grid = Grid::open(200, 100).unwrap();
+    let (left, right) = (Cell::new(10, 50), Cell::new(190, 50));
+    assert!(grid.connected(left, right));
+    for y in 0..100 {
+        grid.set_blocked(Cell::new(100, y)).unwrap();
+    }
+    assert!(
+        grid.maybe_connected(left, right),
+        "the last block's split is left open"
+    );
+    assert!(!grid.connected(left, right));
+    assert_components_match_flood_fill(&grid);
+    assert!(
+        !grid.maybe_connected(left, right),
+        "the fresh labelling is used once made"
+    );
+    grid.set_free(Cell::new(100, 30)).unwrap();
+    assert!(grid.maybe_connected(left, right));
+    assert_components_match_flood_fill(&grid);
+    // A closed room is split off at once, without a fresh labelling.
+    for c in [
+        (20, 20),
+        (21, 20),
+        (22, 20),
+        (20, 22),
+        (21, 22),
+        (22, 22),
+        (20, 21),
+    ] {
+        grid.set_blocked(Cell::new(c.0, c.1)).unwrap();
+    }
+    grid.set_blocked(Cell::new(22, 21)).unwrap();
+    assert!(!grid.maybe_connected(Cell::new(21, 21), left));
+    assert_components_match_flood_fill(&grid);
+}
+
+/// The journal is bounded: past its capacity the oldest generations are forgotten (and a
+/// cache that old must rebuild), recent ones stay answerable; clones share the history up to
+/// the clone and no generation of one grid names a state of an unrelated grid.
+#[test]
+fn journal_is_bounded_and_specific_to_a_history() {
+    let mut grid = Grid::open(64, 64).unwrap();
+    let first = grid.generation();
+    let other = Grid::open(64, 64).unwrap();
+    assert_ne!(
+        other.generation(),
+        first,
+        "fresh grids never share a generation"
+    );
+    assert_eq!(other.changes_since(first), None);
+    let mut marks = Vec::new();
+    for i in 0..5000u32 {
+        let cell = Cell::new(i % 64, (i / 64) % 64);
+        if i % 2 == 0 {
+            grid.set_blocked(cell).unwrap();
+        } else {
+            grid.set_free(Cell::new((i - 1) % 64, ((i - 1) / 64) % 64))
+                .unwrap();
+        }
+        marks.push(grid.generation());
+    }
+    assert_eq!(
+        grid.changes_since(first),
+        None,
+        "5,000 changes exceed the 1,024 kept"
+    );
+    let recent = marks[4900];
+    assert_eq!(grid.changes_since(recent).map(<[Cell]>::len), Some(99));
+    let mut clone = grid.clone();
+    assert_eq!(clone.generation(), grid.generation());
+    clone.set_blocked(Cell::new(63, 63)).unwrap();
+    grid.set_blocked(Cell::new(0, 63)).unwrap();
+    assert_ne!(clone.generation(), grid.generation());
+    assert_eq!(
+        clone.changes_since(grid.generation()),
+        None,
+        "diverged histories"
+    );
+    assert_eq!(clone.changes_since(recent).map(<[Cell]>::len), Some(100));
 }

@@ -136,7 +136,7 @@ fn families(c: &mut Criterion) {
             })
         });
         for algo in Algorithm::ALL {
-            let Ok(planner) = Planner::new(grid, algo) else {
+            let Ok(planner) = Planner::new(grid.clone(), algo) else {
                 continue;
             };
             let mut searcher = Searcher::new();
@@ -179,13 +179,13 @@ fn tables_and_batches(c: &mut Criterion) {
                     } else {
                         let _ = grid.set_free(cell);
                     }
-                    let _ = black_box(table.repair(&grid, &[cell]));
+                    let _ = black_box(table.repair(&grid));
                 }
             })
         });
         group.finish();
 
-        let Ok(planner) = Planner::new(&case.grid, Algorithm::JpsBitPrunePre) else {
+        let Ok(planner) = Planner::new(case.grid.clone(), Algorithm::JpsBitPrunePre) else {
             continue;
         };
         let queries = generate::random_queries(&case.grid, 20 * q, 11);

@@ -134,7 +134,7 @@ fn main() {
             let mut times = Vec::new();
             let mut table = (0.0, 0.0);
             for algo in algos {
-                let Ok(planner) = Planner::new(grid, algo) else {
+                let Ok(planner) = Planner::new(grid.clone(), algo) else {
                     times.push(f64::NAN);
                     continue;
                 };
@@ -154,7 +154,7 @@ fn main() {
             let ratios: Vec<f64> = times.iter().map(|t| base / t).collect();
             // Not timed: how much shorter any-angle smoothing makes the optimal paths.
             let (mut octile, mut pulled) = (0.0, 0.0);
-            if let Ok(planner) = Planner::new(grid, Algorithm::JpsBitPrunePre) {
+            if let Ok(planner) = Planner::new(grid.clone(), Algorithm::JpsBitPrunePre) {
                 let mut searcher = Searcher::new();
                 for &(s, g) in &queries {
                     if let Ok(Some(path)) = planner.search(&mut searcher, s, g) {

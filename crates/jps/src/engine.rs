@@ -112,7 +112,7 @@ impl Searcher {
     /// use cuplan_jps::{Algorithm, Planner, Searcher};
     ///
     /// let grid = Grid::open(1024, 1024)?;
-    /// let planner = Planner::new(&grid, Algorithm::JpsBit)?;
+    /// let planner = Planner::new(grid, Algorithm::JpsBit)?;
     /// let mut searcher = Searcher::paged();
     /// let path = planner.search(&mut searcher, Cell::new(500, 500), Cell::new(530, 540))?;
     /// assert!(path.is_some());

@@ -88,3 +88,26 @@ pub enum JpsError {
     #[error(transparent)]
     Grid(#[from] GridError),
 }
+
+/// A jump table [`Planner::with_table`](crate::Planner::with_table) could not bind, given
+/// back with the reason, so a failed constructor never loses a table that took time to build.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct TableRefused {
+    /// Why the planner was not made.
+    pub error: JpsError,
+    /// The table, unchanged or brought up to date.
+    pub table: crate::JumpTable,
+}
+
+impl TableRefused {
+    pub(crate) fn new(error: JpsError, table: crate::JumpTable) -> TableRefused {
+        TableRefused { error, table }
+    }
+}
+
+impl From<TableRefused> for JpsError {
+    fn from(refused: TableRefused) -> JpsError {
+        refused.error
+    }
+}

@@ -7,7 +7,9 @@
 //!
 //! **Main types**
 //! - [`Algorithm`]: `astar`, `jps`, `jps-bit`, `jps-bitprune`, `jps-bitpre`, `jps-bitprunepre`.
-//! - [`Planner`]: an algorithm bound to a grid (and its precomputed tables); `Sync`.
+//! - [`Planner`]: an algorithm bound to a grid it owns (an `Arc<Grid>`, shared by its clones)
+//!   and its precomputed table; `Clone + Send + Sync`. [`Planner::update_grid`] edits the grid
+//!   and brings the table up to date from the grid's change journal.
 //! - [`Searcher`]: per-thread reusable search state (node table with per-query stamps, heap);
 //!   no allocation per query after warm-up. The node table is dense (16 B per cell,
 //!   [`Searcher::new`]) or two-level with pages allocated on demand ([`Searcher::paged`],
@@ -17,14 +19,17 @@
 //! - [`find_path`] (one-off), [`find_paths`] / [`find_paths_with`] (parallel batch, input
 //!   order; the latter with a searcher of your choice).
 //! - [`JumpTable`]: the JPS+ table (8 × `i16` per cell, built with rayon) of the preprocessed
-//!   variants; owned, so after `set_blocked`/`set_free` it can be brought up to date with
-//!   [`JumpTable::repair`] (only touched rows, columns and diagonals) and reused through
-//!   [`Planner::with_table`]. The other algorithms read the grid directly and need nothing.
+//!   variants. [`JumpTable::repair`] brings it up to date with a grid by reading the grid's
+//!   change journal (what the changes alter, along runs and diagonals; a rebuild when the
+//!   journal does not reach back), so a stale table is never used: searches also check it
+//!   ([`JpsError::StaleTable`]). The other algorithms read the grid directly and need nothing.
 //! - [`smooth`]: any-angle string pulling with an exact, integer [`line_of_sight`].
 //!
 //! **Invariants**: every returned path is legal step by step and optimal; its `cost` is the
-//! exact cost of its waypoints. Unreachable goals are detected from the grid's components
-//! before any search. Bad input (out of range or blocked endpoints, unknown algorithm names)
+//! exact cost of its waypoints. A table-based search runs only with a table of the grid's
+//! current generation. Most unreachable goals are detected from the grid's components before
+//! any search ([`Grid::maybe_connected`](cuplan_grid::Grid::maybe_connected)); the search
+//! itself decides the rest. Bad input (out of range or blocked endpoints, unknown algorithm names)
 //! is an `Err`, never a panic.
 //!
 //! **Tests** live in `crates/jps/tests/`: `oracle.rs` (property tests against an independent
@@ -42,7 +47,7 @@
 //!     .@@@@.
 //!     ......
 //! ")?;
-//! let planner = Planner::new(&grid, "jps-bit".parse::<Algorithm>()?)?;
+//! let planner = Planner::new(grid.clone(), "jps-bit".parse::<Algorithm>()?)?;
 //! let mut searcher = Searcher::new();
 //! let path = planner
 //!     .search(&mut searcher, Cell::new(0, 1), Cell::new(5, 1))?
@@ -68,7 +73,7 @@ mod table;
 
 pub use algorithm::Algorithm;
 pub use engine::{Path, SearchOutcome, SearchStats, Searcher};
-pub use error::{Endpoint, JpsError};
-pub use planner::{Planner, find_path, find_paths, find_paths_with};
+pub use error::{Endpoint, JpsError, TableRefused};
+pub use planner::{Planner, find_path, find_paths, find_paths_with, with_thread_searcher};
 pub use smooth::{euclidean_length, line_of_sight, smooth};
-pub use table::{JumpTable, MAX_TABLE_SIDE};
+pub use table::{JumpTable, MAX_TABLE_SIDE, Upkeep};

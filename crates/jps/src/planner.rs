@@ -1,5 +1,7 @@
-//! `Planner`: an algorithm bound to a grid (plus its jump table for JPS+), and the query API.
+//! `Planner`: an algorithm bound to a grid it owns (behind an `Arc`, shared by clones), plus
+//! its jump table for JPS+, and the query API.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use cuplan_grid::{Cell, Grid, GridError};
@@ -8,76 +10,162 @@ use rayon::prelude::*;
 use crate::astar::AStarExpander;
 use crate::engine::{Expander, Path, SearchOutcome, Searcher};
 use crate::jump::{BitJumper, CellJumper, JpsExpander, TableJumper};
-use crate::table::JumpTable;
-use crate::{Algorithm, Endpoint, JpsError};
+use crate::table::{JumpTable, Upkeep};
+use crate::{Algorithm, Endpoint, JpsError, TableRefused};
 
-/// An algorithm ready to answer queries on one grid. Cheap to share between threads
-/// (`Sync`); each thread brings its own [`Searcher`].
-#[derive(Debug)]
-pub struct Planner<'g> {
-    grid: &'g Grid,
+/// An algorithm ready to answer queries on a grid it owns.
+///
+/// The grid (and the jump table of the preprocessed algorithms) sit behind an [`Arc`]:
+/// cloning a planner is cheap and the clones share them; a planner can live in a struct
+/// beside its [`Searcher`], and is `Clone + Send + Sync`. Each thread brings its own
+/// [`Searcher`].
+///
+/// **Changing the grid**: [`Planner::update_grid`] hands out the grid mutably and, when the
+/// edit is done, brings the jump table up to date from the grid's change journal (repairing
+/// what the changes reach, or rebuilding when the journal no longer covers them). The table
+/// therefore always describes the grid it is used with; a search also checks this and
+/// refuses a stale table ([`JpsError::StaleTable`]) rather than use it. A grid shared with
+/// other owners (planner clones, your own `Arc`) is copied on the first edit
+/// (copy-on-write), so edits never reach a clone.
+///
+/// ```
+/// use cuplan_grid::{Cell, Grid};
+/// use cuplan_jps::{Algorithm, Planner, Searcher};
+///
+/// struct Nav {
+///     planner: Planner,
+///     searcher: Searcher,
+/// }
+///
+/// let grid = Grid::from_ascii("
+///     .....
+///     .....
+///     .....
+/// ")?;
+/// let mut nav = Nav { planner: Planner::new(grid, Algorithm::JpsBitPrunePre)?, searcher: Searcher::new() };
+/// let (a, b) = (Cell::new(0, 1), Cell::new(4, 1));
+/// let before = nav.planner.search(&mut nav.searcher, a, b)?.expect("open").cost;
+/// // A wall goes up between them, leaving a gap at the bottom; the table follows.
+/// nav.planner.update_grid(|g| -> Result<(), cuplan_grid::GridError> {
+///     g.set_blocked(Cell::new(2, 0))?;
+///     g.set_blocked(Cell::new(2, 1))?;
+///     Ok(())
+/// })?;
+/// let after = nav.planner.search(&mut nav.searcher, a, b)?.expect("around").cost;
+/// assert!(after > before);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Planner {
+    grid: Arc<Grid>,
     algorithm: Algorithm,
     preprocess_time: Duration,
-    table: Option<JumpTable>,
+    table: Option<Arc<JumpTable>>,
 }
 
-impl<'g> Planner<'g> {
-    /// Binds `algorithm` to `grid`, building whatever it precomputes (the connected
-    /// components always; the jump table for the preprocessed variants).
+impl Planner {
+    /// Binds `algorithm` to `grid` (a [`Grid`], which the planner then owns, or an
+    /// `Arc<Grid>` to share), building the jump table of the preprocessed variants and the
+    /// grid's components if they are not built yet.
     ///
-    /// Errors with [`JpsError::Grid`] for a grid whose paths could be too long for exact
-    /// heap keys (2^21 free cells or more), or too large for a jump table
-    /// ([`MAX_TABLE_SIDE`](crate::MAX_TABLE_SIDE)).
-    pub fn new(grid: &'g Grid, algorithm: Algorithm) -> Result<Planner<'g>, JpsError> {
-        check_grid(grid)?;
+    /// Errors with [`JpsError::Grid`] for a grid too large for a jump table.
+    pub fn new(grid: impl Into<Arc<Grid>>, algorithm: Algorithm) -> Result<Planner, JpsError> {
+        let grid = grid.into();
+        check_grid(&grid)?;
         let started = std::time::Instant::now();
         let table = if algorithm.is_preprocessed() {
-            Some(JumpTable::build(grid)?)
+            Some(Arc::new(JumpTable::build(&grid)?))
         } else {
             None
         };
+        let preprocess_time = started.elapsed();
         grid.components();
         Ok(Planner {
             grid,
             algorithm,
-            preprocess_time: started.elapsed(),
+            preprocess_time,
             table,
         })
     }
 
-    /// Binds a preprocessed algorithm to `grid` with an existing table (e.g. one brought up
-    /// to date with [`JumpTable::repair`] after the grid changed) instead of building one.
+    /// Binds a preprocessed algorithm to `grid` with an existing table instead of building
+    /// one. The table is brought up to date first: repaired from the grid's change journal
+    /// when it was built for an earlier generation of this grid (or of one it was cloned
+    /// from), rebuilt otherwise, so no stale table can be bound.
     ///
-    /// Errors with [`JpsError::NoTable`] for an algorithm without tables and
-    /// [`JpsError::StaleTable`] when the table does not describe the grid as it is now.
+    /// Errors, giving the table back, with [`JpsError::NoTable`] for an algorithm without
+    /// tables, or the errors of [`Planner::new`].
     pub fn with_table(
-        grid: &'g Grid,
+        grid: impl Into<Arc<Grid>>,
         algorithm: Algorithm,
-        table: JumpTable,
-    ) -> Result<Planner<'g>, JpsError> {
+        mut table: JumpTable,
+    ) -> Result<Planner, TableRefused> {
+        let grid = grid.into();
         if !algorithm.is_preprocessed() {
-            return Err(JpsError::NoTable(algorithm));
+            return Err(TableRefused::new(JpsError::NoTable(algorithm), table));
         }
-        check_grid(grid)?;
-        table.check(grid)?;
         let started = std::time::Instant::now();
+        if let Err(e) = check_grid(&grid).and_then(|()| table.repair(&grid)) {
+            return Err(TableRefused::new(e, table));
+        }
+        let preprocess_time = started.elapsed();
         grid.components();
         Ok(Planner {
             grid,
             algorithm,
-            preprocess_time: started.elapsed(),
-            table: Some(table),
+            preprocess_time,
+            table: Some(Arc::new(table)),
         })
+    }
+
+    /// Edits the grid with `edit` and then brings the jump table up to date (see
+    /// [`JumpTable::repair`]); returns what `edit` returned. Batch a tick's changes into one
+    /// call: the table is repaired once, for all of them. The grid is copied first if anyone
+    /// else holds it.
+    pub fn update_grid<R>(&mut self, edit: impl FnOnce(&mut Grid) -> R) -> R {
+        let out = edit(Arc::make_mut(&mut self.grid));
+        self.refresh_table();
+        out
+    }
+
+    /// Replaces the grid, e.g. with a newer copy of the same map that you edited yourself,
+    /// and brings the table up to date from that grid's journal (a grid cloned from this
+    /// planner's grid and then changed is repaired; any other is rebuilt for).
+    ///
+    /// Errors with [`JpsError::Grid`] for a grid too large for a jump table; the planner
+    /// keeps its old grid then.
+    pub fn replace_grid(&mut self, grid: impl Into<Arc<Grid>>) -> Result<Upkeep, JpsError> {
+        let grid = grid.into();
+        check_grid(&grid)?;
+        let upkeep = match &mut self.table {
+            Some(table) => Arc::make_mut(table).repair(&grid)?,
+            None => Upkeep::Current,
+        };
+        grid.components();
+        self.grid = grid;
+        Ok(upkeep)
+    }
+
+    /// Repairs the table after an edit of the planner's own grid. Repairing a table for the
+    /// grid it was built for cannot fail (the size is unchanged, so a rebuild succeeds as the
+    /// first build did); were it to, the table would stay stale and searches refuse it.
+    fn refresh_table(&mut self) {
+        if let Some(table) = &mut self.table
+            && !table.is_current(&self.grid)
+        {
+            let _stays_stale_on_error = Arc::make_mut(table).repair(&self.grid);
+        }
     }
 
     /// The jump table, for preprocessed algorithms.
     pub fn table(&self) -> Option<&JumpTable> {
-        self.table.as_ref()
+        self.table.as_deref()
     }
 
-    /// Gives the jump table back (to repair it after grid changes), if there is one.
+    /// Gives the jump table back, if there is one (copied when a clone still shares it).
     pub fn into_table(self) -> Option<JumpTable> {
         self.table
+            .map(|t| Arc::try_unwrap(t).unwrap_or_else(|shared| (*shared).clone()))
     }
 
     /// The algorithm.
@@ -86,18 +174,25 @@ impl<'g> Planner<'g> {
     }
 
     /// The grid.
-    pub fn grid(&self) -> &'g Grid {
-        self.grid
+    pub fn grid(&self) -> &Grid {
+        &self.grid
     }
 
-    /// Time spent in [`Planner::new`] building tables (jump table and components).
+    /// The grid's `Arc`, to share it without copying.
+    pub fn shared_grid(&self) -> &Arc<Grid> {
+        &self.grid
+    }
+
+    /// Time spent building (or bringing up to date) the jump table when the planner was made;
+    /// zero for algorithms without one. The grid's components are not counted: they belong
+    /// to the grid and are built once for every planner of it.
     pub fn preprocess_time(&self) -> Duration {
         self.preprocess_time
     }
 
     /// Bytes of precomputed jump tables (0 for algorithms without one).
     pub fn table_bytes(&self) -> usize {
-        self.table.as_ref().map_or(0, JumpTable::bytes)
+        self.table.as_ref().map_or(0, |t| t.bytes())
     }
 
     /// An optimal path from `start` to `goal`, or `None` when none exists.
@@ -131,10 +226,10 @@ impl<'g> Planner<'g> {
                 cost: cuplan_grid::OctileCost::ZERO,
             }));
         }
-        if !self.grid.connected(start, goal) {
+        if !self.grid.maybe_connected(start, goal) {
             return Ok(SearchOutcome::NoPath);
         }
-        let grid = self.grid;
+        let grid: &Grid = &self.grid;
         let outcome = match self.algorithm {
             Algorithm::AStar => self.run(
                 searcher,
@@ -164,9 +259,10 @@ impl<'g> Planner<'g> {
                 max_expansions,
             ),
             Algorithm::JpsBitPre | Algorithm::JpsBitPrunePre => {
-                let Some(table) = self.table.as_ref() else {
+                let Some(table) = self.table.as_deref() else {
                     return Err(JpsError::Unsupported(self.algorithm));
                 };
+                table.check(grid)?;
                 self.run(
                     searcher,
                     &JpsExpander {
@@ -190,11 +286,11 @@ impl<'g> Planner<'g> {
         goal: Cell,
         max_expansions: u64,
     ) -> SearchOutcome {
-        searcher.run(self.grid, expander, start, goal, max_expansions)
+        searcher.run(&self.grid, expander, start, goal, max_expansions)
     }
 
     fn check_endpoint(&self, c: Cell, endpoint: Endpoint) -> Result<(), JpsError> {
-        let g = self.grid;
+        let g: &Grid = &self.grid;
         if !g.contains(c) {
             return Err(JpsError::OutOfRange {
                 endpoint,
@@ -236,15 +332,16 @@ fn check_grid(grid: &Grid) -> Result<(), JpsError> {
     Ok(())
 }
 
-/// One query with a fresh planner and searcher: convenient, but builds the planner's tables
-/// every call; reuse a [`Planner`] and a [`Searcher`] for many queries.
+/// One query with a fresh planner (on a copy of `grid`) and searcher: convenient, but copies
+/// the grid and builds the planner's tables every call; reuse a [`Planner`] and a
+/// [`Searcher`] for many queries.
 pub fn find_path(
     grid: &Grid,
     algorithm: Algorithm,
     start: Cell,
     goal: Cell,
 ) -> Result<Option<Path>, JpsError> {
-    Planner::new(grid, algorithm)?.search(&mut Searcher::new(), start, goal)
+    Planner::new(grid.clone(), algorithm)?.search(&mut Searcher::new(), start, goal)
 }
 
 /// Answers many queries in parallel (rayon), results in input order.
@@ -254,22 +351,29 @@ pub fn find_path(
 /// batch allocates nothing after each worker's first query. The per-thread table grows to the
 /// largest grid searched and is kept until the thread exits.
 pub fn find_paths(
-    planner: &Planner<'_>,
+    planner: &Planner,
     queries: &[(Cell, Cell)],
 ) -> Vec<Result<Option<Path>, JpsError>> {
+    queries
+        .par_iter()
+        .map(|&(a, b)| with_thread_searcher(|searcher| planner.search(searcher, a, b)))
+        .collect()
+}
+
+/// Runs `f` with the calling thread's own [`Searcher`] ([`Searcher::new`], made on the
+/// thread's first call and kept until it exits), so parallel code that answers queries one at
+/// a time allocates nothing after each thread's first query: what [`find_paths`] does, for
+/// callers that want their own loop (timing each query, streaming results).
+///
+/// A call nested inside `f` on the same thread gets a fresh searcher.
+pub fn with_thread_searcher<R>(f: impl FnOnce(&mut Searcher) -> R) -> R {
     thread_local! {
         static SEARCHER: std::cell::RefCell<Searcher> = std::cell::RefCell::new(Searcher::new());
     }
-    queries
-        .par_iter()
-        .map(|&(a, b)| {
-            SEARCHER.with(|s| match s.try_borrow_mut() {
-                Ok(mut searcher) => planner.search(&mut searcher, a, b),
-                // Only reachable if a search ever re-entered this function on the same thread.
-                Err(_) => planner.search(&mut Searcher::new(), a, b),
-            })
-        })
-        .collect()
+    SEARCHER.with(|s| match s.try_borrow_mut() {
+        Ok(mut searcher) => f(&mut searcher),
+        Err(_) => f(&mut Searcher::new()),
+    })
 }
 
 /// [`find_paths`] with searchers made by `new_searcher` (one per rayon work split), e.g.
@@ -281,14 +385,14 @@ pub fn find_paths(
 /// use cuplan_jps::{Algorithm, Planner, Searcher, find_paths_with};
 ///
 /// let grid = Grid::open(256, 256)?;
-/// let planner = Planner::new(&grid, Algorithm::JpsBitPrune)?;
+/// let planner = Planner::new(grid, Algorithm::JpsBitPrune)?;
 /// let queries = [(Cell::new(10, 10), Cell::new(40, 20)), (Cell::new(200, 9), Cell::new(190, 30))];
 /// let paths = find_paths_with(&planner, &queries, Searcher::paged);
 /// assert!(paths.iter().all(|p| matches!(p, Ok(Some(_)))));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn find_paths_with(
-    planner: &Planner<'_>,
+    planner: &Planner,
     queries: &[(Cell, Cell)],
     new_searcher: impl Fn() -> Searcher + Sync + Send,
 ) -> Vec<Result<Option<Path>, JpsError>> {

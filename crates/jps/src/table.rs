@@ -11,8 +11,6 @@
 //! node). Built with rayon: straight planes per row/column in parallel, then the four
 //! diagonal planes in parallel. [`JumpTable::repair`] updates only what a change can reach.
 
-use std::collections::BTreeSet;
-
 use cuplan_grid::{Cell, Direction, Grid};
 use rayon::prelude::*;
 
@@ -25,8 +23,10 @@ const W: usize = 6;
 
 /// Precomputed jump distances for one grid (at one [`Grid::generation`]).
 ///
-/// Owned, so it can outlive a [`Planner`](crate::Planner) and be repaired after the grid
-/// changes ([`JumpTable::repair`]), then handed to [`Planner::with_table`](crate::Planner::with_table).
+/// Owned, so it can outlive a [`Planner`](crate::Planner) and be brought up to date after
+/// the grid changes ([`JumpTable::repair`], which reads the grid's change journal), then handed
+/// to [`Planner::with_table`](crate::Planner::with_table). A [`Planner`](crate::Planner) does
+/// this itself in [`Planner::update_grid`](crate::Planner::update_grid).
 #[derive(Clone, PartialEq, Eq)]
 pub struct JumpTable {
     width: u32,
@@ -133,67 +133,47 @@ impl JumpTable {
         &self.dist[y as usize * self.width as usize + x as usize]
     }
 
-    /// Brings the table up to date after the cells in `changed` were blocked or freed on
-    /// `grid` (the same grid, any number of changes since the table was built or repaired).
+    /// Brings the table up to date with `grid`, reading what changed from the grid's change
+    /// journal ([`Grid::changes_since`]) — never from the caller, so a table cannot be
+    /// marked current without every change since its generation being repaired. When the
+    /// journal no longer reaches back to the table's generation, or the table was built for
+    /// another grid (another history or size), it is rebuilt instead.
     ///
-    /// Straight distances depend only on a cell's row (east/west, plus the rows above and
-    /// below for forced neighbours) or column, so rows `y-1..=y+1` and columns `x-1..=x+1` of
-    /// each change are recomputed. A diagonal distance depends on the next cell along the
-    /// diagonal, so changed diagonal inputs are propagated backwards along each diagonal,
-    /// stopping where a recomputed value equals the old one. Cost: the touched rows and
-    /// columns plus the diagonal cells whose value actually changes.
+    /// A repair recomputes, for each changed cell, the straight values that read it (the
+    /// runs through its 3 × 3 neighbourhood), walking back along each run only while values
+    /// change, then propagates the diagonal values that read a changed straight flag or cell
+    /// backwards along their diagonals, again only while values change: its cost follows
+    /// what the changes alter, not the map.
     ///
-    /// Errors when the grid's size differs from the table's (then rebuild), or a changed cell
-    /// is outside the grid.
-    pub fn repair(&mut self, grid: &Grid, changed: &[Cell]) -> Result<(), JpsError> {
-        if (self.width, self.height) != (grid.width(), grid.height()) {
-            self.generation = u64::MAX;
-            return self.check(grid);
+    /// Errors only where [`JumpTable::build`] does (a rebuild for a grid too large).
+    pub fn repair(&mut self, grid: &Grid) -> Result<Upkeep, JpsError> {
+        if self.is_current(grid) {
+            return Ok(Upkeep::Current);
         }
-        for &c in changed {
-            grid.check_cell(c)?;
+        let same_size = (self.width, self.height) == (grid.width(), grid.height());
+        match grid.changes_since(self.generation) {
+            Some(changed) if same_size => {
+                self.repair_cells(grid, changed);
+                self.generation = grid.generation();
+                Ok(Upkeep::Repaired {
+                    changes: changed.len(),
+                })
+            }
+            _ => {
+                *self = JumpTable::build(grid)?;
+                Ok(Upkeep::Rebuilt)
+            }
         }
-        let (w, h) = (grid.width() as usize, grid.height() as usize);
-        let rows: BTreeSet<usize> = changed
-            .iter()
-            .flat_map(|c| c.y.saturating_sub(1) as usize..=(c.y as usize + 1).min(h - 1))
-            .collect();
-        let cols: BTreeSet<usize> = changed
-            .iter()
-            .flat_map(|c| c.x.saturating_sub(1) as usize..=(c.x as usize + 1).min(w - 1))
-            .collect();
-        // Cells whose "a straight probe finds a jump point" flags (E/W/N/S > 0) changed, or
-        // whose diagonal legality may have changed: the diagonal inputs.
+    }
+
+    fn repair_cells(&mut self, grid: &Grid, changed: &[Cell]) {
         let mut dirty: Vec<usize> = Vec::new();
-        for &y in &rows {
-            let yi = y as i64;
-            let row = &mut self.dist[y * w..(y + 1) * w];
-            let old: Vec<[i16; 8]> = row.to_vec();
-            for x in (0..w).rev() {
-                row[x][E] = straight_value(grid, x as i64, yi, 1, 0, row.get(x + 1).map(|c| c[E]));
-            }
-            for x in 0..w {
-                let next = x.checked_sub(1).map(|p| row[p][W]);
-                row[x][W] = straight_value(grid, x as i64, yi, -1, 0, next);
-            }
-            for x in 0..w {
-                if (old[x][E] > 0) != (row[x][E] > 0) || (old[x][W] > 0) != (row[x][W] > 0) {
-                    dirty.push(y * w + x);
-                }
+        for d in Direction::STRAIGHT {
+            for (line, seeds) in straight_seeds(grid, changed, d) {
+                self.repair_run(grid, d, line, &seeds, &mut dirty);
             }
         }
-        for &x in &cols {
-            let (north, south) = column_values(grid, x as i64, h);
-            for y in 0..h {
-                let cell = &mut self.dist[y * w + x];
-                let was = (cell[N] > 0, cell[S] > 0);
-                cell[N] = north[y];
-                cell[S] = south[y];
-                if was != (cell[N] > 0, cell[S] > 0) {
-                    dirty.push(y * w + x);
-                }
-            }
-        }
+        let w = self.width as usize;
         for c in changed {
             for dy in -1i64..=1 {
                 for dx in -1i64..=1 {
@@ -209,8 +189,58 @@ impl JumpTable {
         for d in Direction::DIAGONAL {
             self.propagate_diagonal(grid, d, &dirty);
         }
-        self.generation = grid.generation();
-        Ok(())
+    }
+
+    /// Recomputes direction `d`'s straight values on one row (east, west) or column (north,
+    /// south). `seeds` are positions along the line, in the order values must be computed
+    /// (the cell a value reads, one step along `d`, first); each seed is recomputed, and the
+    /// walk goes on past it, against `d`, while values change. Cells whose "a jump point lies
+    /// ahead" flag flipped are pushed to `dirty` for the diagonals.
+    fn repair_run(
+        &mut self,
+        grid: &Grid,
+        d: Direction,
+        line: i64,
+        seeds: &[i64],
+        dirty: &mut Vec<usize>,
+    ) {
+        let (dx, dy) = d.delta();
+        let (dx, dy) = (i64::from(dx), i64::from(dy));
+        let w = self.width as usize;
+        let horizontal = dy == 0;
+        let len = if horizontal { self.width } else { self.height } as i64;
+        let cell_at = |pos: i64| if horizontal { (pos, line) } else { (line, pos) };
+        // Walking against `d`: the position moves by -(dx + dy) per step.
+        let back = -(dx + dy);
+        let mut next_seed = 0;
+        let mut pos = seeds[0];
+        loop {
+            let (x, y) = cell_at(pos);
+            let i = y as usize * w + x as usize;
+            let ahead = (x + dx, y + dy);
+            let next = grid
+                .contains_signed(ahead.0, ahead.1)
+                .then(|| self.dist[ahead.1 as usize * w + ahead.0 as usize][d.index()]);
+            let new = straight_value(grid, x, y, dx, dy, next);
+            let old = std::mem::replace(&mut self.dist[i][d.index()], new);
+            if (old > 0) != (new > 0) {
+                dirty.push(i);
+            }
+            while next_seed < seeds.len() && seeds[next_seed] == pos {
+                next_seed += 1;
+            }
+            let step = pos + back;
+            if !(0..len).contains(&step) {
+                break;
+            }
+            if old != new || seeds.get(next_seed) == Some(&step) {
+                pos = step;
+            } else if let Some(&seed) = seeds.get(next_seed) {
+                pos = seed;
+            } else {
+                break;
+            }
+        }
     }
 
     /// Recomputes direction `d`'s diagonal values that depend on the `dirty` cells, in build
@@ -264,6 +294,58 @@ impl JumpTable {
             self.dist[ny as usize * self.width as usize + nx as usize]
         })
     }
+}
+
+/// What [`JumpTable::repair`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Upkeep {
+    /// The table already described the grid.
+    Current,
+    /// The table was repaired for this many journalled cell changes.
+    Repaired {
+        /// Changes replayed (a cell changed twice counts twice).
+        changes: usize,
+    },
+    /// The table was built afresh: the journal did not reach back to its generation, or it
+    /// was built for another grid.
+    Rebuilt,
+}
+
+/// For straight direction `d`, the lines (rows for east/west, columns for north/south) whose
+/// values read a changed cell, each with the positions to recompute in computing order.
+///
+/// The value of cell `p` in `d` reads `p`, `p + d`, the cells beside both (forced
+/// neighbours) and the value of `p + d`; so a change at `c` is read directly by `c` and
+/// `c − d` and their neighbours across the line.
+fn straight_seeds(grid: &Grid, changed: &[Cell], d: Direction) -> Vec<(i64, Vec<i64>)> {
+    let (dx, dy) = d.delta();
+    let (dx, dy) = (i64::from(dx), i64::from(dy));
+    let horizontal = dy == 0;
+    let mut seeds: Vec<(i64, i64)> = Vec::with_capacity(changed.len() * 6);
+    for c in changed {
+        let (cx, cy) = (i64::from(c.x), i64::from(c.y));
+        for k in 0..=1 {
+            for s in -1..=1 {
+                let (x, y) = (cx - k * dx + s * dy.abs(), cy - k * dy + s * dx.abs());
+                if grid.contains_signed(x, y) {
+                    seeds.push(if horizontal { (y, x) } else { (x, y) });
+                }
+            }
+        }
+    }
+    // Computing order: the cell one step along `d` first, i.e. decreasing position · d.
+    let along = dx + dy;
+    seeds.sort_unstable_by_key(|&(line, pos)| (line, -pos * along));
+    seeds.dedup();
+    let mut lines: Vec<(i64, Vec<i64>)> = Vec::new();
+    for (line, pos) in seeds {
+        match lines.last_mut() {
+            Some((l, positions)) if *l == line => positions.push(pos),
+            _ => lines.push((line, vec![pos])),
+        }
+    }
+    lines
 }
 
 impl std::fmt::Debug for JumpTable {

@@ -132,7 +132,7 @@ fn every_benchmark_query_is_solved_optimally_by_every_algorithm() -> anyhow::Res
         let lines: Vec<&str> = text.lines().collect();
         scen.check_against(grid)?;
         for (ai, algo) in Algorithm::ALL.into_iter().enumerate() {
-            let planner = Planner::new(grid, algo)?;
+            let planner = Planner::new(grid.clone(), algo)?;
             let (every, offset) = sampling(algo);
             let entries: Vec<_> = scen.entries.iter().skip(offset).step_by(every).collect();
             let queries: Vec<(Cell, Cell)> = entries.iter().map(|e| (e.start, e.goal)).collect();

@@ -12,7 +12,7 @@ use cuplan_jps::{Algorithm, Planner, Searcher};
 fn check(grid: &Grid, queries: &[(Cell, Cell)]) {
     let mut searcher = Searcher::new();
     for algo in Algorithm::ALL {
-        let planner = Planner::new(grid, algo).unwrap_or_else(|e| panic!("{algo}: {e}"));
+        let planner = Planner::new(grid.clone(), algo).unwrap_or_else(|e| panic!("{algo}: {e}"));
         for &(s, g) in queries {
             let want = common::dijkstra(grid, s)[(g.y * grid.width() + g.x) as usize];
             let got = planner
@@ -63,7 +63,7 @@ fn a_diagonal_squeeze_between_two_blocked_cells_is_illegal() {
     ",
     )
     .expect("grid");
-    let planner = Planner::new(&grid, Algorithm::JpsBit).expect("planner");
+    let planner = Planner::new(grid.clone(), Algorithm::JpsBit).expect("planner");
     let got = planner
         .search(&mut Searcher::new(), Cell::new(0, 0), Cell::new(1, 1))
         .expect("valid");
@@ -107,7 +107,7 @@ fn goals_on_jump_lines_are_found() {
     ];
     let mut mut_searcher = Searcher::new();
     for algo in Algorithm::ALL.into_iter().skip(1) {
-        let planner = Planner::new(&grid, algo).expect("planner");
+        let planner = Planner::new(grid.clone(), algo).expect("planner");
         for g in goals {
             let p = planner
                 .search(&mut mut_searcher, s, g)

@@ -54,10 +54,10 @@ fn grid() -> impl Strategy<Value = Grid> {
     })
 }
 
-fn planners(grid: &Grid) -> Vec<Planner<'_>> {
+fn planners(grid: &Grid) -> Vec<Planner> {
     Algorithm::ALL
         .into_iter()
-        .map(|a| Planner::new(grid, a).unwrap_or_else(|e| panic!("{a}: {e}")))
+        .map(|a| Planner::new(grid.clone(), a).unwrap_or_else(|e| panic!("{a}: {e}")))
         .collect()
 }
 
@@ -177,7 +177,7 @@ fn paged_searchers_follow_the_queried_area_and_survive_grid_changes() {
     let mut paged = Searcher::paged();
     for grid in &grids {
         let free = common::free_cells(grid);
-        let planner = Planner::new(grid, Algorithm::JpsBitPrune).expect("planner");
+        let planner = Planner::new(grid.clone(), Algorithm::JpsBitPrune).expect("planner");
         for k in 0..20 {
             let start = free[(k * 7919) % free.len()];
             let goal = free[(k * 104_729 + 13) % free.len()];
@@ -194,7 +194,7 @@ fn paged_searchers_follow_the_queried_area_and_survive_grid_changes() {
 #[test]
 fn a_short_query_on_a_big_map_costs_a_few_pages_and_bounded_searchers_keep_their_cap() {
     let grid = generate::random(1024, 1024, 0.1, 5).expect("grid");
-    let planner = Planner::new(&grid, Algorithm::JpsBitPrunePre).expect("planner");
+    let planner = Planner::new(grid.clone(), Algorithm::JpsBitPrunePre).expect("planner");
     let free = common::free_cells(&grid);
     let start = free[free.len() / 2];
     let goal = free

@@ -60,7 +60,7 @@ proptest! {
     fn smoothed_paths_are_visible_and_no_longer(grid in grid(), picks in prop::collection::vec(any::<prop::sample::Index>(), 6)) {
         let free = common::free_cells(&grid);
         prop_assume!(!free.is_empty());
-        let planner = Planner::new(&grid, Algorithm::JpsBit).expect("planner");
+        let planner = Planner::new(grid.clone(), Algorithm::JpsBit).expect("planner");
         let mut searcher = Searcher::new();
         for w in picks.windows(2) {
             let (a, b) = (free[w[0].index(free.len())], free[w[1].index(free.len())]);

@@ -105,9 +105,9 @@ pub(crate) fn run_map(
 ) -> anyhow::Result<MapRun> {
     let rss_before_kb = rss_kb();
     let planner = match engine.algorithm() {
-        Some(a) => {
-            Some(Planner::new(&map.grid, a).map_err(|e| anyhow::anyhow!("{}: {e}", map.name))?)
-        }
+        Some(a) => Some(
+            Planner::new(map.grid.clone(), a).map_err(|e| anyhow::anyhow!("{}: {e}", map.name))?,
+        ),
         None => None,
     };
     // Only building tables counts as preprocessing; the grid's cached components do not.
