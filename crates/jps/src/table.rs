@@ -167,132 +167,125 @@ impl JumpTable {
     }
 
     fn repair_cells(&mut self, grid: &Grid, changed: &[Cell]) {
-        let mut dirty: Vec<usize> = Vec::new();
-        for d in Direction::STRAIGHT {
-            for (line, seeds) in straight_seeds(grid, changed, d) {
-                self.repair_run(grid, d, line, &seeds, &mut dirty);
-            }
-        }
-        let w = self.width as usize;
-        for c in changed {
-            for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    let (x, y) = (i64::from(c.x) + dx, i64::from(c.y) + dy);
-                    if grid.contains_signed(x, y) {
-                        dirty.push(y as usize * w + x as usize);
-                    }
+        // Straight values first (diagonal values read their flags), then diagonals. Each
+        // direction writes only its own slot of each cell, so the four directions of a kind
+        // are worked out side by side, reading the table, and written afterwards.
+        let straight: Vec<Vec<(usize, i16)>> = Direction::STRAIGHT
+            .par_iter()
+            .map(|&d| self.line_updates(grid, d, straight_seeds(grid, changed, d)))
+            .collect();
+        let mut flips: Vec<(Cell, Direction)> = Vec::new();
+        for (d, updates) in Direction::STRAIGHT.into_iter().zip(straight) {
+            for (i, new) in updates {
+                let old = std::mem::replace(&mut self.dist[i][d.index()], new);
+                if (old > 0) != (new > 0) {
+                    flips.push((self.cell_of(i), d));
                 }
             }
         }
-        dirty.sort_unstable();
-        dirty.dedup();
-        for d in Direction::DIAGONAL {
-            self.propagate_diagonal(grid, d, &dirty);
+        let diagonal: Vec<Vec<(usize, i16)>> = Direction::DIAGONAL
+            .par_iter()
+            .map(|&d| self.line_updates(grid, d, diagonal_seeds(grid, changed, &flips, d)))
+            .collect();
+        for (d, updates) in Direction::DIAGONAL.into_iter().zip(diagonal) {
+            for (i, new) in updates {
+                self.dist[i][d.index()] = new;
+            }
         }
     }
 
-    /// Recomputes direction `d`'s straight values on one row (east, west) or column (north,
-    /// south). `seeds` are positions along the line, in the order values must be computed
-    /// (the cell a value reads, one step along `d`, first); each seed is recomputed, and the
-    /// walk goes on past it, against `d`, while values change. Cells whose "a jump point lies
-    /// ahead" flag flipped are pushed to `dirty` for the diagonals.
-    fn repair_run(
-        &mut self,
+    fn cell_of(&self, i: usize) -> Cell {
+        Cell::new(
+            (i % self.width as usize) as u32,
+            (i / self.width as usize) as u32,
+        )
+    }
+
+    /// The new values of direction `d` reached from `seeds`, one line along `d` at a time (a
+    /// row, column or diagonal), as (cell index, value) for the values that change.
+    ///
+    /// A value reads the value one step along `d`, so each line is walked against `d` from
+    /// its most advanced seed: every seed is recomputed, and the walk goes on past a seed
+    /// while values change (carrying the value it just computed), then jumps to the next seed.
+    /// After a jump the value ahead is read from the table, which is right: a cell ahead that
+    /// the walk did not reach, or reached without a change, keeps its value.
+    fn line_updates(
+        &self,
         grid: &Grid,
         d: Direction,
-        line: i64,
-        seeds: &[i64],
-        dirty: &mut Vec<usize>,
+        mut seeds: Vec<(i64, i64)>,
+    ) -> Vec<(usize, i16)> {
+        let (dx, dy) = d.delta();
+        let (dx, dy) = (i64::from(dx), i64::from(dy));
+        // The line's key is constant along d; computing order is decreasing progress along d.
+        let line = |(x, y): (i64, i64)| x * dy - y * dx;
+        seeds.sort_unstable_by_key(|&(x, y)| (line((x, y)), -(x * dx + y * dy)));
+        seeds.dedup();
+        let mut updates = Vec::new();
+        for run in seeds.chunk_by(|a, b| line(*a) == line(*b)) {
+            self.walk_line(grid, d, run, &mut updates);
+        }
+        updates
+    }
+
+    fn walk_line(
+        &self,
+        grid: &Grid,
+        d: Direction,
+        seeds: &[(i64, i64)],
+        updates: &mut Vec<(usize, i16)>,
     ) {
         let (dx, dy) = d.delta();
         let (dx, dy) = (i64::from(dx), i64::from(dy));
         let w = self.width as usize;
-        let horizontal = dy == 0;
-        let len = if horizontal { self.width } else { self.height } as i64;
-        let cell_at = |pos: i64| if horizontal { (pos, line) } else { (line, pos) };
-        // Walking against `d`: the position moves by -(dx + dy) per step.
-        let back = -(dx + dy);
         let mut next_seed = 0;
-        let mut pos = seeds[0];
+        let (mut x, mut y) = seeds[0];
+        let mut carried: Option<i16> = None;
         loop {
-            let (x, y) = cell_at(pos);
             let i = y as usize * w + x as usize;
-            let ahead = (x + dx, y + dy);
-            let next = grid
-                .contains_signed(ahead.0, ahead.1)
-                .then(|| self.dist[ahead.1 as usize * w + ahead.0 as usize][d.index()]);
-            let new = straight_value(grid, x, y, dx, dy, next);
-            let old = std::mem::replace(&mut self.dist[i][d.index()], new);
-            if (old > 0) != (new > 0) {
-                dirty.push(i);
+            let new = self.value(grid, x, y, d, carried);
+            let changed = new != self.dist[i][d.index()];
+            if changed {
+                updates.push((i, new));
             }
-            while next_seed < seeds.len() && seeds[next_seed] == pos {
+            while seeds.get(next_seed) == Some(&(x, y)) {
                 next_seed += 1;
             }
-            let step = pos + back;
-            if !(0..len).contains(&step) {
-                break;
-            }
-            if old != new || seeds.get(next_seed) == Some(&step) {
-                pos = step;
+            let back = (x - dx, y - dy);
+            if changed && grid.contains_signed(back.0, back.1)
+                || seeds.get(next_seed) == Some(&back)
+            {
+                (x, y) = back;
+                carried = Some(new);
             } else if let Some(&seed) = seeds.get(next_seed) {
-                pos = seed;
+                (x, y) = seed;
+                carried = None;
             } else {
                 break;
             }
         }
     }
 
-    /// Recomputes direction `d`'s diagonal values that depend on the `dirty` cells, in build
-    /// order (the cell a value depends on first), propagating backwards while values change.
-    fn propagate_diagonal(&mut self, grid: &Grid, d: Direction, dirty: &[usize]) {
-        let (w, h) = (self.width as usize, self.height as usize);
+    /// The value of (`x`, `y`) in `d` given the value one step along `d`: `carried` when the
+    /// walk just computed it, else the table's.
+    fn value(&self, grid: &Grid, x: i64, y: i64, d: Direction, carried: Option<i16>) -> i16 {
         let (dx, dy) = d.delta();
-        // A cell's value reads the cell one step along d, in row y + dy; build order visits
-        // that row first. The cell reading cell (x, y) is (x - dx, y - dy), one row later in
-        // this order, so one pass over per-row buckets in order settles everything.
-        let order = |y: usize| if dy < 0 { y } else { h - 1 - y };
-        let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); h];
-        let reader = |i: usize| {
-            let (x, y) = (
-                (i % w) as i64 - i64::from(dx),
-                (i / w) as i64 - i64::from(dy),
-            );
-            grid.contains_signed(x, y)
-                .then(|| y as usize * w + x as usize)
+        let (dx, dy) = (i64::from(dx), i64::from(dy));
+        let w = self.width as usize;
+        let ahead = |nx: i64, ny: i64| {
+            let mut cell = self.dist[ny as usize * w + nx as usize];
+            if let Some(v) = carried {
+                cell[d.index()] = v;
+            }
+            cell
         };
-        let mut first = h;
-        for &i in dirty {
-            let o = order(i / w);
-            buckets[o].push(i);
-            first = first.min(o);
-            if let Some(r) = reader(i) {
-                buckets[order(r / w)].push(r);
-            }
+        if d.is_diagonal() {
+            return diagonal_value_with(grid, x, y, d, ahead);
         }
-        for o in first..h {
-            let mut cells = std::mem::take(&mut buckets[o]);
-            cells.sort_unstable();
-            cells.dedup();
-            for i in cells {
-                let (x, y) = ((i % w) as i64, (i / w) as i64);
-                let new = self.diagonal_value(grid, x, y, d);
-                let slot = &mut self.dist[i][d.index()];
-                if *slot != new {
-                    *slot = new;
-                    if let Some(r) = reader(i) {
-                        buckets[order(r / w)].push(r);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The diagonal value of (`x`, `y`) in `d` from the current table values one step on.
-    fn diagonal_value(&self, grid: &Grid, x: i64, y: i64, d: Direction) -> i16 {
-        diagonal_value_with(grid, x, y, d, |nx, ny| {
-            self.dist[ny as usize * self.width as usize + nx as usize]
-        })
+        let next = grid
+            .contains_signed(x + dx, y + dy)
+            .then(|| ahead(x + dx, y + dy)[d.index()]);
+        straight_value(grid, x, y, dx, dy, next)
     }
 }
 
@@ -312,40 +305,54 @@ pub enum Upkeep {
     Rebuilt,
 }
 
-/// For straight direction `d`, the lines (rows for east/west, columns for north/south) whose
-/// values read a changed cell, each with the positions to recompute in computing order.
+/// For straight direction `d`, the cells whose value reads a changed cell.
 ///
 /// The value of cell `p` in `d` reads `p`, `p + d`, the cells beside both (forced
 /// neighbours) and the value of `p + d`; so a change at `c` is read directly by `c` and
 /// `c − d` and their neighbours across the line.
-fn straight_seeds(grid: &Grid, changed: &[Cell], d: Direction) -> Vec<(i64, Vec<i64>)> {
+fn straight_seeds(grid: &Grid, changed: &[Cell], d: Direction) -> Vec<(i64, i64)> {
     let (dx, dy) = d.delta();
     let (dx, dy) = (i64::from(dx), i64::from(dy));
-    let horizontal = dy == 0;
-    let mut seeds: Vec<(i64, i64)> = Vec::with_capacity(changed.len() * 6);
+    let mut seeds = Vec::with_capacity(changed.len() * 6);
     for c in changed {
         let (cx, cy) = (i64::from(c.x), i64::from(c.y));
         for k in 0..=1 {
             for s in -1..=1 {
                 let (x, y) = (cx - k * dx + s * dy.abs(), cy - k * dy + s * dx.abs());
                 if grid.contains_signed(x, y) {
-                    seeds.push(if horizontal { (y, x) } else { (x, y) });
+                    seeds.push((x, y));
                 }
             }
         }
     }
-    // Computing order: the cell one step along `d` first, i.e. decreasing position · d.
-    let along = dx + dy;
-    seeds.sort_unstable_by_key(|&(line, pos)| (line, -pos * along));
-    seeds.dedup();
-    let mut lines: Vec<(i64, Vec<i64>)> = Vec::new();
-    for (line, pos) in seeds {
-        match lines.last_mut() {
-            Some((l, positions)) if *l == line => positions.push(pos),
-            _ => lines.push((line, vec![pos])),
-        }
-    }
-    lines
+    seeds
+}
+
+/// For diagonal `d` = (h, v), the cells whose value reads a changed cell or a flipped flag:
+/// a diagonal value of `p` reads the cells of the step `p → p + d` (all within one cell of
+/// `p`) and the `h` and `v` flags of `p + d`.
+fn diagonal_seeds(
+    grid: &Grid,
+    changed: &[Cell],
+    flips: &[(Cell, Direction)],
+    d: Direction,
+) -> Vec<(i64, i64)> {
+    let (dx, dy) = d.delta();
+    let (dx, dy) = (i64::from(dx), i64::from(dy));
+    let (h, v) = d.components();
+    let around = changed.iter().flat_map(|c| {
+        (-1i64..=1).flat_map(move |oy| {
+            (-1i64..=1).map(move |ox| (i64::from(c.x) + ox, i64::from(c.y) + oy))
+        })
+    });
+    let readers = flips
+        .iter()
+        .filter(|(_, f)| *f == h || *f == v)
+        .map(|(c, _)| (i64::from(c.x) - dx, i64::from(c.y) - dy));
+    around
+        .chain(readers)
+        .filter(|&(x, y)| grid.contains_signed(x, y))
+        .collect()
 }
 
 impl std::fmt::Debug for JumpTable {
@@ -370,9 +377,15 @@ fn check_side(grid: &Grid) -> Result<(), JpsError> {
     Ok(())
 }
 
+/// Whether (`x`, `y`) is blocked, for cells of the grid and the ring one cell around it
+/// (every cell a table value reads): the bit plane's blocked border answers the ring without
+/// a bounds test.
 #[inline]
 fn blocked(grid: &Grid, x: i64, y: i64) -> bool {
-    !grid.is_free_signed(x, y)
+    debug_assert!((-1..=i64::from(grid.width())).contains(&x));
+    debug_assert!((-1..=i64::from(grid.height())).contains(&y));
+    grid.rows()
+        .is_blocked_stored((y + 1) as usize, (x + 1) as usize)
 }
 
 /// Whether (`x`, `y`), entered moving straight in (`dx`, `dy`), has a forced neighbour.

@@ -16,6 +16,7 @@ mod pypeer;
 mod report;
 mod spacetime;
 mod suite;
+mod tick;
 
 use std::path::PathBuf;
 
@@ -38,12 +39,16 @@ pub(crate) enum Suite {
     Spacetime,
     /// The CUDA parity suite and GPU benchmark (the same as `cargo xtask gpu-test`).
     Gpu,
+    /// The game loop: 16 scattered map changes then one query per tick, upkeep per variant
+    /// (`--data` = a Moving AI grid folder with arena2 and AR0011SR; a generated 1024² map
+    /// always).
+    Tick,
 }
 
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The suite: grid (default), batch, mapf, spacetime or gpu.
+    /// The suite: grid (default), batch, mapf, spacetime, tick or gpu.
     #[arg(value_enum, default_value_t = Suite::Grid)]
     suite: Suite,
     /// Moving AI `.map` + `.map.scen` files, grouped by sub-folder as families
@@ -107,6 +112,9 @@ pub(crate) struct Args {
     /// Batch suite: build u16 distance maps instead of u32 (same checksum against the peer).
     #[arg(long = "u16")]
     batch_u16: bool,
+    /// Tick suite: ticks per map and algorithm.
+    #[arg(long, default_value_t = 500)]
+    ticks: usize,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
@@ -115,6 +123,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Suite::Batch => run_batch(args),
         Suite::Mapf => run_mapf(args),
         Suite::Spacetime => run_spacetime(args),
+        Suite::Tick => run_tick(args),
         Suite::Gpu => crate::gpu::run(&crate::gpu::Args {
             build_only: false,
             rest: Vec::new(),
@@ -154,6 +163,21 @@ fn run_batch(args: &Args) -> anyhow::Result<()> {
     let json = serde_json::json!({ "meta": report::Meta::collect(plan.threads), "rows": rows });
     std::fs::write(
         args.out.join("batch.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
+    Ok(())
+}
+
+fn run_tick(args: &Args) -> anyhow::Result<()> {
+    let mut rows = Vec::new();
+    for map in tick::maps(args.data.as_deref())? {
+        rows.extend(tick::run(&map, args.ticks)?);
+    }
+    print!("{}", tick::table(&rows));
+    std::fs::create_dir_all(&args.out)?;
+    let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
+    std::fs::write(
+        args.out.join("tick.json"),
         serde_json::to_string_pretty(&json)?,
     )?;
     Ok(())
