@@ -38,7 +38,7 @@ pub(crate) fn time_vs_length(runs: &[MapRun], engines: &[&str], path: &Path) -> 
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
-            "Time per query against optimal path length",
+            "Time per query (single timed pass) against optimal path length",
             ("sans-serif", 22),
         )
         .margin(12)
@@ -108,7 +108,7 @@ pub(crate) fn speedup_bars(rows: &[Row], path: &Path) -> anyhow::Result<()> {
     let slots = engines.len() as f64 + 1.0;
     let mut chart = ChartBuilder::on(&root)
         .caption(
-            "Speed-up over the pathfinding crate's A* (geometric mean per family)",
+            "Speed-up over the pathfinding crate's A* (single timed pass, geometric mean per family)",
             ("sans-serif", 22),
         )
         .margin(12)

@@ -1,6 +1,7 @@
 //! What a benchmark runs on: maps grouped in families, each with queries of known optimal cost.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use cuplan::grid::{Cell, Family, Grid, OctileCost, ScenEntry, Scenario};
@@ -49,6 +50,31 @@ pub(crate) struct BenchMap {
     pub(crate) name: String,
     pub(crate) grid: Grid,
     pub(crate) queries: Vec<Query>,
+    /// Time to label the grid's connected components (see [`time_components`]).
+    pub(crate) components: Duration,
+}
+
+impl BenchMap {
+    fn new(family: String, name: String, grid: Grid, queries: Vec<Query>) -> anyhow::Result<Self> {
+        let components = time_components(&grid)?;
+        Ok(BenchMap {
+            family,
+            name,
+            grid,
+            queries,
+            components,
+        })
+    }
+}
+
+/// The time to label `grid`'s connected components from scratch: the preprocessing every one of
+/// our planners pays beside any jump table. Timed on a copy rebuilt from the cells, because
+/// `Grid::clone` carries the cached labelling along and would time nothing.
+pub(crate) fn time_components(grid: &Grid) -> anyhow::Result<Duration> {
+    let fresh = Grid::from_array(&grid.to_array())?;
+    let started = Instant::now();
+    std::hint::black_box(fresh.components());
+    Ok(started.elapsed())
 }
 
 /// The default suite: every generated family at `size × size`, `queries` queries each.
@@ -100,12 +126,12 @@ pub(crate) fn generated_map(
             }
         }
     }
-    Ok(BenchMap {
-        family: family.name(),
-        name: format!("{}-{size}", family.name()),
+    BenchMap::new(
+        family.name(),
+        format!("{}-{size}", family.name()),
         grid,
-        queries: out,
-    })
+        out,
+    )
 }
 
 /// Every `X.map` with an `X.map.scen` beside it under `dir`, the family being the sub-folder.
@@ -147,12 +173,7 @@ pub(crate) fn from_data(
                 optimal: Optimal::Printed(e),
             })
             .collect();
-        maps.push(BenchMap {
-            family,
-            name,
-            grid,
-            queries,
-        });
+        maps.push(BenchMap::new(family, name, grid, queries)?);
     }
     Ok(maps)
 }
@@ -169,4 +190,26 @@ fn collect_scens(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Why `time_components` rebuilds the grid: a clone keeps the cached labelling (its bytes
+    /// include it), the rebuilt copy starts without one.
+    #[test]
+    fn components_are_timed_on_a_grid_without_the_cache() {
+        let grid = Family::Rooms(8).generate(64, 64, 1).unwrap();
+        let bare = grid.bytes();
+        grid.components();
+        assert!(
+            grid.clone().bytes() > bare,
+            "a clone carries the components"
+        );
+        let fresh = Grid::from_array(&grid.to_array()).unwrap();
+        assert_eq!(fresh, grid);
+        assert_eq!(fresh.bytes(), bare, "the rebuilt grid has none yet");
+        assert!(time_components(&grid).unwrap() > Duration::ZERO);
+    }
 }
