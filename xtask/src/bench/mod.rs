@@ -27,6 +27,7 @@
 //! results.json's `maps` holds the same figures per map.
 
 mod batch;
+mod big;
 mod mapf;
 mod measure;
 mod oracle;
@@ -63,12 +64,14 @@ pub(crate) enum Suite {
     /// (`--data` = a Moving AI grid folder with arena2 and AR0011SR; a generated 1024² map
     /// always).
     Tick,
+    /// Every algorithm on a 4096² and a 40,000 × 420 generated map: µs per query and memory.
+    Big,
 }
 
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The suite: grid (default), batch, mapf, spacetime, tick or gpu.
+    /// The suite: grid (default), batch, mapf, spacetime, tick, big or gpu.
     #[arg(value_enum, default_value_t = Suite::Grid)]
     suite: Suite,
     /// Moving AI `.map` + `.map.scen` files, grouped by sub-folder as families
@@ -144,6 +147,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Suite::Mapf => run_mapf(args),
         Suite::Spacetime => run_spacetime(args),
         Suite::Tick => run_tick(args),
+        Suite::Big => run_big(args),
         Suite::Gpu => crate::gpu::run(&crate::gpu::Args {
             build_only: false,
             rest: Vec::new(),
@@ -183,6 +187,21 @@ fn run_batch(args: &Args) -> anyhow::Result<()> {
     let json = serde_json::json!({ "meta": report::Meta::collect(plan.threads), "rows": rows });
     std::fs::write(
         args.out.join("batch.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
+    Ok(())
+}
+
+fn run_big(args: &Args) -> anyhow::Result<()> {
+    let mut rows = Vec::new();
+    for (name, grid) in big::maps()? {
+        rows.extend(big::run(&name, &grid, args.queries.min(100))?);
+    }
+    print!("{}", big::table(&rows));
+    std::fs::create_dir_all(&args.out)?;
+    let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
+    std::fs::write(
+        args.out.join("big.json"),
         serde_json::to_string_pretty(&json)?,
     )?;
     Ok(())
