@@ -1,8 +1,12 @@
-//! The `cuplan` binary: inspect maps, answer scenario files, run MAPF solvers.
+//! The `cuplan` binary: inspect maps, answer scenario files, replay a game loop's recorded
+//! events, run MAPF solvers.
 //!
 //! Every command reads Moving AI files, writes JSON (Lines) results and, on bad input, prints
 //! one line to stderr and exits with status 2. `cuplan mapf` exits 1 when no solution was found
-//! within its limits.
+//! within its limits. `cuplan replay` reads a JSON Lines events file (`{"block":[x,y]}`,
+//! `{"free":[x,y]}`, `{"query":[sx,sy,gx,gy]}`, one per line), applies the changes between two
+//! queries as one tick through `Planner::update_grid` and answers each query on the map as it
+//! stands then, with the same output as `solve`.
 
 #![forbid(unsafe_code)]
 
@@ -10,6 +14,7 @@ mod batch;
 mod info;
 mod mapf;
 mod output;
+mod replay;
 mod solve;
 
 use std::process::ExitCode;
@@ -32,6 +37,8 @@ enum Command {
     Solve(solve::Args),
     /// Answer every query of a `.scen` file with 4-connected moves (batched wavefront).
     Batch(batch::Args),
+    /// Replay a game loop's recorded events (cells blocked and freed, queries) on a live map.
+    Replay(replay::Args),
     /// Solve a multi-agent instance: the first K agents of a MAPF `.scen` file.
     Mapf(mapf::Args),
 }
@@ -89,6 +96,7 @@ fn main() -> ExitCode {
         Command::Info(a) => info::run(&a),
         Command::Solve(a) => solve::run(&a),
         Command::Batch(a) => batch::run(&a),
+        Command::Replay(a) => replay::run(&a),
         Command::Mapf(a) => mapf::run(&a),
     };
     match result {

@@ -3,8 +3,10 @@
 use std::io::Write;
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use cuplan::grid::{Cell, Grid, ScenEntry, Scenario};
+use cuplan::jps::Algorithm;
 use serde::Serialize;
 
 use crate::Failure;
@@ -111,6 +113,57 @@ pub(crate) struct Summary {
     pub(crate) precompute_s: f64,
     /// Mean cost of the solved queries.
     pub(crate) avg_len: f64,
+}
+
+/// What the answered queries of an 8-connected command add up to, for its summary.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    queries: usize,
+    solved: usize,
+    /// Sum of the solved queries' costs.
+    total_len: f64,
+    /// Sum of the per-query search times.
+    busy: Duration,
+}
+
+impl Tally {
+    /// Counts one query: its cost when it was solved, and how long its search took.
+    pub(crate) fn add(&mut self, cost: Option<f64>, took: Duration) {
+        self.queries += 1;
+        self.solved += usize::from(cost.is_some());
+        self.total_len += cost.unwrap_or(0.0);
+        self.busy += took;
+    }
+
+    /// The sum of the per-query search times.
+    pub(crate) fn busy(&self) -> Duration {
+        self.busy
+    }
+}
+
+impl Summary {
+    /// The summary of `solve` and `replay`. `avg_query_us` is the mean time of one search as
+    /// timed around it (not wall time over threads), so it compares with the library's.
+    pub(crate) fn of_searches(
+        algo: Algorithm,
+        map: &Path,
+        tally: &Tally,
+        total_query_s: f64,
+        precompute_s: f64,
+    ) -> Summary {
+        let mean = |total: f64, n: usize| if n == 0 { 0.0 } else { total / n as f64 };
+        Summary {
+            algo: algo.name().to_string(),
+            map: map.display().to_string(),
+            queries: tally.queries,
+            solved: tally.solved,
+            unsolved: tally.queries - tally.solved,
+            total_query_s,
+            avg_query_us: mean(tally.busy.as_secs_f64() * 1e6, tally.queries),
+            precompute_s,
+            avg_len: mean(tally.total_len, tally.solved),
+        }
+    }
 }
 
 /// Writes the records as JSON Lines (to `--out` or standard output), then the summary as the

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cuplan::grid::{Cell, Grid, OctileCost, generate};
+use cuplan::grid::{Cell, Change, Grid, OctileCost, generate};
+use cuplan::jps::{Algorithm, Planner, Searcher};
 
 /// A scratch folder per test, removed and recreated on each run.
 fn scratch(name: &str) -> PathBuf {
@@ -327,4 +328,264 @@ fn exact_costs_are_printed_in_full() {
         rec["cost"].as_f64().unwrap(),
         OctileCost::new(2, 5).to_f64()
     );
+}
+
+/// One event of a recorded game loop, as `cuplan replay` reads them.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Change(Change),
+    Query(Cell, Cell),
+}
+
+impl Event {
+    fn json(self) -> String {
+        match self {
+            Event::Change(Change::Block(c)) => format!("{{\"block\":[{},{}]}}", c.x, c.y),
+            Event::Change(Change::Free(c)) => format!("{{\"free\":[{},{}]}}", c.x, c.y),
+            Event::Query(s, g) => format!("{{\"query\":[{},{},{},{}]}}", s.x, s.y, g.x, g.y),
+        }
+    }
+}
+
+/// A small xorshift generator: the test's own choices, reproducible without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u32) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % u64::from(n)) as u32
+    }
+
+    /// A free cell of `grid` with `x` in `xs`.
+    fn free_cell(&mut self, grid: &Grid, xs: std::ops::Range<u32>) -> Cell {
+        loop {
+            let c = Cell::new(
+                xs.start + self.below(xs.end - xs.start),
+                self.below(grid.height()),
+            );
+            if grid.is_free(c) {
+                return c;
+            }
+        }
+    }
+}
+
+/// A game on `grid`: random queries; then a wall across the whole map (queries from one side
+/// to the other have no path); a gap opened in it; a box walled off around a region and
+/// reopened; and random cells toggled between queries. Each query's endpoints are free on
+/// the grid as it stands when the query is asked (`grid` follows the events).
+fn record_game(grid: &mut Grid, seed: u64) -> Vec<Event> {
+    let mut rng = Rng(seed);
+    let (w, h) = (grid.width(), grid.height());
+    let mut events = Vec::new();
+    let change = |grid: &mut Grid, events: &mut Vec<Event>, c: Change| {
+        grid.apply(&[c]).unwrap();
+        events.push(Event::Change(c));
+    };
+    let across = |grid: &Grid, events: &mut Vec<Event>, rng: &mut Rng, n: usize| {
+        for _ in 0..n {
+            let s = rng.free_cell(grid, 0..w / 2);
+            let g = rng.free_cell(grid, w / 2 + 1..w);
+            events.push(Event::Query(s, g));
+        }
+    };
+    across(grid, &mut events, &mut rng, 8);
+    for y in 0..h {
+        change(grid, &mut events, Change::Block(Cell::new(w / 2, y)));
+    }
+    across(grid, &mut events, &mut rng, 8);
+    for y in h / 2 - 1..=h / 2 + 1 {
+        for x in w / 2 - 1..=w / 2 + 1 {
+            change(grid, &mut events, Change::Free(Cell::new(x, y)));
+        }
+    }
+    across(grid, &mut events, &mut rng, 8);
+    // A box around the region 2..8 × 2..8; its inside is reached only once a side reopens.
+    let ring = (1..9).flat_map(|i| [(i, 1), (i, 8), (1, i), (8, i)]);
+    for (x, y) in ring {
+        change(grid, &mut events, Change::Block(Cell::new(x, y)));
+    }
+    let inside = Cell::new(4, 4);
+    change(grid, &mut events, Change::Free(inside));
+    for _ in 0..4 {
+        events.push(Event::Query(inside, rng.free_cell(grid, 10..w)));
+    }
+    change(grid, &mut events, Change::Free(Cell::new(8, 4)));
+    change(grid, &mut events, Change::Free(Cell::new(9, 4)));
+    for _ in 0..4 {
+        events.push(Event::Query(inside, rng.free_cell(grid, 10..w)));
+    }
+    for _ in 0..40 {
+        for _ in 0..rng.below(4) {
+            let c = Cell::new(rng.below(w), rng.below(h));
+            let c = if rng.below(2) == 0 {
+                Change::Block(c)
+            } else {
+                Change::Free(c)
+            };
+            change(grid, &mut events, c);
+        }
+        let s = rng.free_cell(grid, 0..w);
+        events.push(Event::Query(s, rng.free_cell(grid, 0..w)));
+    }
+    events.push(Event::Query(inside, inside));
+    events
+}
+
+#[test]
+fn replay_answers_each_query_on_the_map_as_it_stands_then() {
+    let dir = scratch("replay");
+    let start_grid = generate::rooms(40, 28, 7, 3).unwrap();
+    let (map, _) = write_case(&dir, &start_grid, &[]);
+    let events = record_game(&mut start_grid.clone(), 11);
+    // Blank lines (empty, spaces, a lone `\r`) are skipped wherever they are.
+    let mut text = String::from("\n");
+    for (i, e) in events.iter().enumerate() {
+        text += &e.json();
+        text += if i % 7 == 3 { "\n  \n\r\n" } else { "\n" };
+    }
+    let events_path = dir.join("game.jsonl");
+    std::fs::write(&events_path, text).unwrap();
+    // The expected answers: A* from the library on a grid the test edits itself.
+    let mut grid = start_grid.clone();
+    let mut expected = Vec::new();
+    for e in &events {
+        match *e {
+            Event::Change(c) => drop(grid.apply(&[c]).unwrap()),
+            Event::Query(s, g) => {
+                let planner = Planner::new(grid.clone(), Algorithm::AStar).unwrap();
+                let path = planner.search(&mut Searcher::new(), s, g).unwrap();
+                expected.push((grid.clone(), s, g, path.map(|p| p.cost)));
+            }
+        }
+    }
+    let unreachable = expected.iter().filter(|q| q.3.is_none()).count();
+    assert!(
+        (8..expected.len() / 2).contains(&unreachable),
+        "{unreachable} unreachable"
+    );
+    for algo in [
+        "astar",
+        "jps",
+        "jps-bit",
+        "jps-bitprune",
+        "jps-bitpre",
+        "jps-bitprunepre",
+    ] {
+        let out = dir.join(format!("{algo}.jsonl"));
+        let (code, stdout, stderr) = cuplan(&[
+            "replay",
+            "--map",
+            &map,
+            "--events",
+            events_path.to_str().unwrap(),
+            "--algo",
+            algo,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{algo}: {stderr}");
+        let records: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(records.len(), expected.len(), "{algo}");
+        for (k, (rec, (grid, s, g, cost))) in records.iter().zip(&expected).enumerate() {
+            assert_eq!(rec["index"], k, "{algo}");
+            assert_eq!(rec["start"], serde_json::json!([s.x, s.y]), "{algo} #{k}");
+            assert_eq!(rec["goal"], serde_json::json!([g.x, g.y]), "{algo} #{k}");
+            let Some(cost) = cost else {
+                assert!(
+                    rec["cost"].is_null() && rec["path"].is_null(),
+                    "{algo} #{k}"
+                );
+                continue;
+            };
+            assert_eq!(rec["cost"].as_f64(), Some(cost.to_f64()), "{algo} #{k}");
+            let path = path_of(rec);
+            assert_eq!((path[0], *path.last().unwrap()), (*s, *g), "{algo} #{k}");
+            assert_eq!(grid.octile_path_cost(&path).unwrap(), *cost, "{algo} #{k}");
+        }
+        let summary: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(summary["algo"], algo);
+        assert_eq!(summary["queries"], expected.len());
+        assert_eq!(summary["unsolved"], unreachable);
+    }
+}
+
+/// Every kind of bad event: one line on stderr naming the file and line, exit status 2, and
+/// no `--out` file, even when queries before the bad line were answered.
+#[test]
+fn bad_events_get_one_line_and_status_2() {
+    let dir = scratch("bad-events");
+    let grid = Grid::from_ascii("....\n.@..\n....").unwrap();
+    let (map, _) = write_case(&dir, &grid, &[]);
+    let huge = dir.join("huge.jsonl");
+    // Sparse: the size is refused before a byte is read.
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    let cases: [(&str, &[u8]); 18] = [
+        ("unknown key", b"\n\n{\"jump\":[1,1]}\n"),
+        ("block arity", b"{\"block\":[1,2,3]}\n"),
+        ("query arity", b"{\"query\":[0,0,3]}\n"),
+        ("not an array", b"{\"free\":5}\n"),
+        ("non-integer", b"{\"free\":[1.5,0]}\n"),
+        ("integer as text", b"{\"block\":[\"1\",0]}\n"),
+        ("off the map", b"{\"block\":[4,0]}\n"),
+        ("negative", b"{\"query\":[-1,0,3,2]}\n"),
+        ("past u32", b"{\"query\":[0,0,3,4294967296]}\n"),
+        ("blocked in the map", b"{\"query\":[1,1,3,2]}\n"),
+        (
+            "blocked by then",
+            b"{\"query\":[0,0,3,2]}\n{\"block\":[3,2]}\n{\"query\":[0,0,3,2]}\n",
+        ),
+        (
+            "malformed JSON",
+            b"{\"query\":[0,0,3,2]}\n{\"block\":[1,1]\n",
+        ),
+        ("not an object", b"[1,2]\n"),
+        ("two keys", b"{\"block\":[0,0],\"free\":[0,0]}\n"),
+        ("no key", b"{}\n"),
+        ("not UTF-8", b"{\"block\":[0,0]}\n{\"free\":\xff}\n"),
+        ("missing file", b""),
+        ("too large", b""),
+    ];
+    let mut report = String::new();
+    for (what, text) in cases {
+        let events = match what {
+            "missing file" => dir.join("nonexistent.jsonl"),
+            "too large" => huge.clone(),
+            _ => {
+                let p = dir.join(format!("{}.jsonl", what.replace(' ', "-")));
+                std::fs::write(&p, text).unwrap();
+                p
+            }
+        };
+        let out = dir.join("out.jsonl");
+        let (code, stdout, stderr) = cuplan(&[
+            "replay",
+            "--map",
+            &map,
+            "--events",
+            events.to_str().unwrap(),
+            "--algo",
+            "jps-bitpre",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{what}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{what}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+        assert!(stdout.is_empty() && !out.exists(), "{what}: output written");
+        report += &format!(
+            "{what}: {}\n",
+            stderr.trim_end().replace(dir.to_str().unwrap(), "<dir>")
+        );
+    }
+    insta::assert_snapshot!(report);
 }
