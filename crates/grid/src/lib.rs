@@ -61,7 +61,9 @@ mod path;
 pub use bits::BitPlane;
 pub use cell::{Cell, CellIndex, Direction};
 pub use components::{ComponentId, Components, SPLIT_SEARCH_CELLS};
-pub use cost::{KEY_DIAGONAL, KEY_EXACT_DIAGONAL_LIMIT, KEY_STRAIGHT, OctileCost};
+pub use cost::{
+    KEY_DIAGONAL, KEY_DIAGONAL_FRACTION, KEY_EXACT_DIAGONAL_LIMIT, KEY_STRAIGHT, OctileCost,
+};
 pub use error::{GridError, Result};
 pub use generate::Family;
 pub use grid::{Change, DEFAULT_MAX_CELLS, Grid, MAX_SIDE};

@@ -66,7 +66,7 @@ pub(crate) trait Expander {
 /// allocates, unless the heap or a paged table outgrows its earlier peak.
 ///
 /// Two node tables (see [`Searcher::bytes`] for what each holds):
-/// - [`Searcher::new`]: one node per cell of the map (16 B per cell), the fastest choice for
+/// - [`Searcher::dense`]: one node per cell of the map (16 B per cell), the fastest choice for
 ///   long queries;
 /// - [`Searcher::paged`] / [`Searcher::bounded`]: the two-level table of the seed article: a
 ///   directory of 16 × 16-cell blocks (4 B per block) and 4 KiB node pages handed out on first
@@ -74,13 +74,24 @@ pub(crate) trait Expander {
 ///   table; `bounded` caps the pages, ending a query that needs more as
 ///   [`SearchOutcome::LimitReached`].
 ///
+/// [`Searcher::new`] picks per grid: dense up to [`Searcher::DENSE_MAX_CELLS`] cells, paged
+/// beyond.
+///
 /// One `Searcher` per thread; the grid and planner are shared read-only.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Searcher {
     table: Table,
+    /// Whether each query picks the table by the grid's size ([`Searcher::new`]).
+    automatic: bool,
     heap: Heap,
     stamp: u32,
     stats: SearchStats,
+}
+
+impl Default for Searcher {
+    fn default() -> Searcher {
+        Searcher::new()
+    }
 }
 
 #[derive(Debug)]
@@ -99,9 +110,32 @@ impl Searcher {
     /// Bytes of one page of a paged searcher's node table (16 × 16 cells).
     pub const PAGE_BYTES: usize = PAGE_BYTES;
 
-    /// A searcher with a dense node table; it grows to the grid on first use.
+    /// Largest grid (in cells) on which [`Searcher::new`] uses a dense node table: 2^22 cells
+    /// (a 2048 × 2048 map), 64 MiB of nodes per searcher.
+    ///
+    /// Why there: a dense table costs 16 B per cell of the map whatever a query touches, and
+    /// its first query on a grid writes all of it; the paged table costs a directory lookup
+    /// per node: measured 5–10 % of A*'s time and within noise for the JPS variants on the
+    /// 512² and 1024² benchmark maps. Up to 2^22 cells (every Moving AI benchmark map) the
+    /// dense table's memory is modest and it stays the default; beyond, a 16,384² map would
+    /// need 4 GiB per searcher (per thread of a batch), so pages follow what the queries
+    /// touch (a 4 MiB directory and a few pages for a corner-to-corner JPS-Bit query there).
+    pub const DENSE_MAX_CELLS: usize = 1 << 22;
+
+    /// A searcher that picks its node table per grid at each query: dense (as
+    /// [`Searcher::dense`]) on grids of at most [`Searcher::DENSE_MAX_CELLS`] cells, paged
+    /// without a limit (as [`Searcher::paged`]) on larger ones. Switching drops the other
+    /// table.
     pub fn new() -> Searcher {
-        Searcher::default()
+        Searcher {
+            automatic: true,
+            ..Searcher::with_table(Table::default())
+        }
+    }
+
+    /// A searcher with a dense node table on every grid; it grows to the grid on first use.
+    pub fn dense() -> Searcher {
+        Searcher::with_table(Table::Dense(DenseNodes::default()))
     }
 
     /// A searcher with a two-level node table whose pages are allocated on demand, without
@@ -136,11 +170,15 @@ impl Searcher {
     fn with_table(table: Table) -> Searcher {
         Searcher {
             table,
-            ..Searcher::default()
+            automatic: false,
+            heap: Heap::default(),
+            stamp: 0,
+            stats: SearchStats::default(),
         }
     }
 
-    /// Whether this searcher uses the two-level (paged) node table.
+    /// Whether this searcher uses the two-level (paged) node table (for [`Searcher::new`],
+    /// the table of the last query's grid).
     pub fn is_paged(&self) -> bool {
         matches!(self.table, Table::Paged(_))
     }
@@ -161,8 +199,24 @@ impl Searcher {
         table + self.heap.capacity() * std::mem::size_of::<u128>()
     }
 
+    /// Gives an automatic searcher the table [`Searcher::new`] promises for `grid`.
+    fn pick_table(&mut self, grid: &Grid) {
+        let paged = grid.cell_count() > Searcher::DENSE_MAX_CELLS;
+        if paged != self.is_paged() {
+            // A fresh table holds stamp 0, which no query uses (stamps start at 2).
+            self.table = if paged {
+                Table::Paged(PagedNodes::new(u32::MAX))
+            } else {
+                Table::Dense(DenseNodes::default())
+            };
+        }
+    }
+
     /// Starts a query on `grid`: prepares the table and takes a fresh stamp pair.
     fn begin(&mut self, grid: &Grid) -> Query {
+        if self.automatic {
+            self.pick_table(grid);
+        }
         let restamp = self.stamp >= u32::MAX - 4;
         if restamp {
             self.stamp = 0;
@@ -277,7 +331,7 @@ impl Query {
                 stats.generated += 1;
                 let si = self.index(succ);
                 let ng = g + OctileCost::between(n, succ);
-                let key = ng.key();
+                let g_key = ng.key();
                 let Some(node) = nodes.node(si, || succ) else {
                     out_of_room = true;
                     return;
@@ -286,7 +340,7 @@ impl Query {
                     out_of_room = true;
                     return;
                 }
-                if node.stamp == closed || (node.stamp == open && key >= node.g.key()) {
+                if node.stamp == closed || (node.stamp == open && g_key >= node.g.key()) {
                     return;
                 }
                 *node = Node {
@@ -294,7 +348,10 @@ impl Query {
                     parent: e_index,
                     g: ng,
                 };
-                heap.push(entry(key + OctileCost::between(succ, goal).key(), key, si));
+                // f's key is the key of the exact sum: keys are rounded, so a sum of keys
+                // could tie or swap costs that differ.
+                let f_key = (ng + OctileCost::between(succ, goal)).key();
+                heap.push(entry(f_key, g_key, si));
                 stats.pushes += 1;
             });
             if out_of_room {

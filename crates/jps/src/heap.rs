@@ -1,7 +1,8 @@
 //! A 4-ary min-heap of packed `u128` entries: the open list.
 //!
-//! An entry is `f << 64 | tie << 32 | index`. `f` is the exact fixed-point
-//! [`OctileCost::key`](cuplan_grid::OctileCost::key) of `g + h`, so the heap orders by `f`
+//! An entry is `f << 64 | tie << 32 | index`. `f` is the fixed-point
+//! [`OctileCost::key`](cuplan_grid::OctileCost::key) of the exact sum `g + h`, whose order is
+//! exact for every cost a search on an accepted grid compares, so the heap orders by `f`
 //! exactly; among equal `f` it prefers larger `g` (smaller `tie`), which reaches the goal sooner.
 //! One `u128` comparison replaces a chain of field comparisons, and four children share a cache
 //! line, so a pop touches half as many levels as a binary heap.
@@ -12,10 +13,16 @@ pub(crate) struct Heap {
     items: Vec<u128>,
 }
 
-/// Packs an entry. `g_key` ranks ties only, at 1/1024-step resolution (saturating).
+/// Bits dropped from `g`'s key for the tie field: [`KEY_STRAIGHT`](cuplan_grid::KEY_STRAIGHT)
+/// (2^31) key units per step, so dropping 21 keeps 1/1024 of a step.
+const TIE_SHIFT: u32 = cuplan_grid::KEY_STRAIGHT.trailing_zeros() - 10;
+
+/// Packs an entry. `g_key` ranks ties only, at 1/1024-step resolution in 32 bits, so it
+/// saturates at `g = 2^22` steps: beyond that, equal-`f` entries fall back to index order,
+/// which changes which optimal path is found first, never its cost.
 #[inline]
 pub(crate) fn entry(f_key: u64, g_key: u64, index: u32) -> u128 {
-    let tie = u32::MAX - u32::try_from(g_key >> 32).unwrap_or(u32::MAX);
+    let tie = u32::MAX - u32::try_from(g_key >> TIE_SHIFT).unwrap_or(u32::MAX);
     u128::from(f_key) << 64 | u128::from(tie) << 32 | u128::from(index)
 }
 
@@ -120,7 +127,7 @@ mod tests {
     fn pops_in_sorted_order() {
         let mut h = Heap::default();
         let mut v: Vec<u128> = (0..1000u64)
-            .map(|i| entry((i * 7919) % 613, ((i * 31) % 17) << 32, i as u32))
+            .map(|i| entry((i * 7919) % 613, ((i * 31) % 17) << TIE_SHIFT, i as u32))
             .collect();
         for &e in &v {
             h.push(e);
@@ -140,7 +147,7 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             if x >> 62 != 0 {
-                let e = entry((x >> 20) % 5000, ((x >> 8) % 64) << 32, step);
+                let e = entry((x >> 20) % 5000, ((x >> 8) % 64) << TIE_SHIFT, step);
                 h.push(e);
                 reference.push(std::cmp::Reverse(e));
             } else {

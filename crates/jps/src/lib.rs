@@ -12,18 +12,25 @@
 //!   and brings the table up to date from the grid's change journal.
 //! - [`Searcher`]: per-thread reusable search state (node table with per-query stamps, heap);
 //!   no allocation per query after warm-up. The node table is dense (16 B per cell,
-//!   [`Searcher::new`]) or two-level with pages allocated on demand ([`Searcher::paged`],
-//!   capped by [`Searcher::bounded`]) for short NPC-style queries on big maps.
+//!   [`Searcher::dense`]) or two-level with pages allocated on demand ([`Searcher::paged`],
+//!   capped by [`Searcher::bounded`]) for short NPC-style queries on big maps;
+//!   [`Searcher::new`] picks dense up to [`Searcher::DENSE_MAX_CELLS`] cells, paged beyond.
 //! - [`Path`] (waypoints joined by straight or 45° runs + exact [`OctileCost`](cuplan_grid::OctileCost)),
 //!   [`SearchOutcome`], [`SearchStats`], [`JpsError`].
 //! - [`find_path`] (one-off), [`find_paths`] / [`find_paths_with`] (parallel batch, input
 //!   order; the latter with a searcher of your choice).
 //! - [`JumpTable`]: the JPS+ table (8 × `i16` per cell, built with rayon) of the preprocessed
-//!   variants. [`JumpTable::repair`] brings it up to date with a grid by reading the grid's
+//!   variants; runs longer than 32,766 cells saturate the `i16` and are read by chaining
+//!   lookups ([`JumpTable::distance`]), so any grid size works. [`JumpTable::repair`] brings it up to date with a grid by reading the grid's
 //!   change journal (what the changes alter, along runs and diagonals; a rebuild when the
 //!   journal does not reach back), so a stale table is never used: searches also check it
 //!   ([`JpsError::StaleTable`]). The other algorithms read the grid directly and need nothing.
 //! - [`smooth`]: any-angle string pulling with an exact, integer [`line_of_sight`].
+//!
+//! **Limits**: exact search on every grid the grid crate accepts by default (at most 2^28
+//! cells, sides at most 2^20); `Planner::new` refuses larger grids (built with an explicit
+//! cell limit) beyond `u32` node indices or beyond the heap key's exactness bound, naming
+//! which ([`OctileCost::key`](cuplan_grid::OctileCost::key) has the proof).
 //!
 //! **Invariants**: every returned path is legal step by step and optimal; its `cost` is the
 //! exact cost of its waypoints. A table-based search runs only with a table of the grid's
@@ -36,7 +43,8 @@
 //! Dijkstra on generated grids), `conformance.rs` (every map and scenario of `../shared/data`,
 //! skipped when absent), `edges.rs` (borders, diagonal squeezes, goals on jump lines, word
 //! boundaries), `dynamic.rs` (table repair after random changes), `smoothing.rs` (exact line of
-//! sight). Speed: `benches/families.rs` (criterion, with the `pathfinding` crate as peer).
+//! sight), `big_maps.rs` (rows and columns of 70,000 cells, more than 2^21 free cells, a
+//! 16,384² map, saturated table entries against an `i32` reference). Speed: `benches/families.rs` (criterion, with the `pathfinding` crate as peer).
 //!
 //! ```
 //! use cuplan_grid::{Cell, Grid, OctileCost};
@@ -76,4 +84,4 @@ pub use engine::{Path, SearchOutcome, SearchStats, Searcher};
 pub use error::{Endpoint, JpsError, TableRefused};
 pub use planner::{Planner, find_path, find_paths, find_paths_with, with_thread_searcher};
 pub use smooth::{euclidean_length, line_of_sight, smooth};
-pub use table::{JumpTable, MAX_TABLE_SIDE, Upkeep};
+pub use table::{JumpTable, Upkeep};

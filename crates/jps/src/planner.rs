@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cuplan_grid::{Cell, Grid, GridError};
+use cuplan_grid::{Cell, Grid, GridError, KEY_EXACT_DIAGONAL_LIMIT};
 use rayon::prelude::*;
 
 use crate::astar::AStarExpander;
@@ -68,7 +68,9 @@ impl Planner {
     /// `Arc<Grid>` to share), building the jump table of the preprocessed variants and the
     /// grid's components if they are not built yet.
     ///
-    /// Errors with [`JpsError::Grid`] for a grid too large for a jump table.
+    /// Errors with [`JpsError::Grid`] for a grid beyond exact search (more cells than `u32`
+    /// node indices name, or paths too long for exact heap keys); no grid within the grid
+    /// crate's default limits is refused.
     pub fn new(grid: impl Into<Arc<Grid>>, algorithm: Algorithm) -> Result<Planner, JpsError> {
         let grid = grid.into();
         check_grid(&grid)?;
@@ -132,8 +134,8 @@ impl Planner {
     /// and brings the table up to date from that grid's journal (a grid cloned from this
     /// planner's grid and then changed is repaired; any other is rebuilt for).
     ///
-    /// Errors with [`JpsError::Grid`] for a grid too large for a jump table; the planner
-    /// keeps its old grid then.
+    /// Errors with [`JpsError::Grid`] for a grid beyond exact search (as [`Planner::new`]);
+    /// the planner keeps its old grid then.
     pub fn replace_grid(&mut self, grid: impl Into<Arc<Grid>>) -> Result<Upkeep, JpsError> {
         let grid = grid.into();
         check_grid(&grid)?;
@@ -311,23 +313,36 @@ impl Planner {
     }
 }
 
-/// Refuses grids whose optimal paths could be too long for exact heap keys.
+/// Refuses grids beyond what exact search supports; every grid the grid crate builds under
+/// its default limits (at most 2^28 cells, sides at most 2^20) passes. Larger ones can exist
+/// through explicit cell limits ([`Grid::open_with_limit`]).
 fn check_grid(grid: &Grid) -> Result<(), JpsError> {
-    // Heap keys (`OctileCost::key`) order costs exactly while a cost has fewer than 2^21
-    // straight steps; an optimal path visits each free cell at most once, and the
-    // heuristic adds at most width + height.
-    let bound = grid.free_count() + u64::from(grid.width()) + u64::from(grid.height());
-    if bound >= 1 << 21 {
-        return Err(JpsError::Grid(GridError::InvalidSize {
+    let refuse = |reason: String| {
+        Err(JpsError::Grid(GridError::InvalidSize {
             width: u64::from(grid.width()),
             height: u64::from(grid.height()),
-            reason: format!(
-                "{} free cells: exact search supports fewer than {} free cells plus width \
-                 plus height",
-                grid.free_count(),
-                1u64 << 21
-            ),
-        }));
+            reason,
+        }))
+    };
+    // Nodes are named by their row-major cell index in a `u32`.
+    if grid.cell_count() as u64 > u64::from(u32::MAX) {
+        return refuse(format!(
+            "{} cells: search nodes are u32 cell indices (at most {} cells)",
+            grid.cell_count(),
+            u32::MAX
+        ));
+    }
+    // Heap keys (`OctileCost::key`) order costs exactly while diagonal counts differ by less
+    // than 2^29, and every g and f a search compares has at most free + 2·max(width, height)
+    // diagonal steps (the proof is at `OctileCost::key`).
+    let longer_side = u64::from(grid.width().max(grid.height()));
+    let diagonal_bound = grid.free_count() + 2 * longer_side;
+    if diagonal_bound >= u64::from(KEY_EXACT_DIAGONAL_LIMIT) {
+        return refuse(format!(
+            "{} free cells: exact heap keys need free cells + 2 × the longer side below {}",
+            grid.free_count(),
+            KEY_EXACT_DIAGONAL_LIMIT
+        ));
     }
     Ok(())
 }

@@ -7,8 +7,17 @@
 //! point); `-k ≤ 0` — the run has `k` legal steps and then stops (wall or an illegal diagonal
 //! step) without a jump point. The goal is handled at query time.
 //!
+//! Runs longer than an `i16` holds saturate: [`i16::MAX`] means "a jump point at 32,767 steps
+//! or more" and [`i16::MIN`] "32,768 legal steps or more, then a stop". The sign, which is all
+//! the diagonal rule and [`JumpTable::repair`] read, stays exact. A saturated value is decoded
+//! by chaining ([`JumpTable::distance`]): the first [`CHAIN_STEP`] cells of such a run are
+//! legal steps without a jump point, so the value stored [`CHAIN_STEP`] cells on is the rest
+//! of the run (saturated again, or exact). Every value is a function of the next cell's stored
+//! value, so saturation needs no special case in the build or the repair.
+//!
 //! Layout: `[i16; 8]` per cell in row-major order (16 bytes; a query touches one line per
-//! node). Built with rayon: straight planes per row/column in parallel, then the four
+//! node, and a saturated run one more line per 32,766 cells of it; `i32` values would double
+//! the table for the rare run longer than 32,767 cells). Built with rayon: straight planes per row/column in parallel, then the four
 //! diagonal planes in parallel. [`JumpTable::repair`] updates only what a change can reach.
 
 use cuplan_grid::{Cell, Direction, Grid};
@@ -35,15 +44,21 @@ pub struct JumpTable {
     dist: Vec<[i16; 8]>,
 }
 
-/// Largest side a table's `i16` distances can describe.
-pub const MAX_TABLE_SIDE: u32 = i16::MAX as u32;
+/// Cells a chained read of a saturated value skips: one short of [`i16::MAX`], so that a jump
+/// point at exactly 32,767 steps is still ahead of the cell read next.
+const CHAIN_STEP: u32 = i16::MAX as u32 - 1;
 
+/// Whether a stored value stands for a run too long for an `i16` (decode by chaining).
+#[inline(always)]
+fn is_saturated(k: i16) -> bool {
+    k == i16::MAX || k == i16::MIN
+}
 impl JumpTable {
-    /// Builds the table for `grid` (in parallel).
+    /// Builds the table for `grid` (in parallel): 16 B per cell, any size the grid crate
+    /// accepts (runs beyond `i16` saturate and are chained, see the module docs).
     ///
-    /// Errors when a side exceeds [`MAX_TABLE_SIDE`].
+    /// Never errors today; the `Result` leaves room for limits without an API change.
     pub fn build(grid: &Grid) -> Result<JumpTable, JpsError> {
-        check_side(grid)?;
         let (w, h) = (grid.width() as usize, grid.height() as usize);
         let mut dist = vec![[0i16; 8]; w * h];
         // Straight directions: each row (east, west) independently.
@@ -100,11 +115,57 @@ impl JumpTable {
         self.generation
     }
 
-    /// The 8 distances of `cell` (in [`Direction::index`] order); all zero for blocked cells.
-    /// `None` outside the table.
+    /// The 8 stored distances of `cell` (in [`Direction::index`] order); all zero for blocked
+    /// cells. [`i16::MAX`] and [`i16::MIN`] are saturated (see [`JumpTable::distance`] for the
+    /// exact value). `None` outside the table.
     pub fn distances(&self, cell: Cell) -> Option<[i16; 8]> {
         (cell.x < self.width && cell.y < self.height)
             .then(|| self.dist[(cell.y * self.width + cell.x) as usize])
+    }
+
+    /// The exact distance of `cell` in `d`, saturated values decoded: `k > 0`, the `k`-th
+    /// cell on is the first jump point; `-k ≤ 0`, `k` legal steps and then a stop. `None`
+    /// outside the table.
+    pub fn distance(&self, cell: Cell, d: Direction) -> Option<i32> {
+        (cell.x < self.width && cell.y < self.height).then(|| self.run(cell, d))
+    }
+
+    /// [`JumpTable::distance`] of a cell inside the table: one lookup unless the value is
+    /// saturated.
+    #[inline(always)]
+    pub(crate) fn run(&self, cell: Cell, d: Direction) -> i32 {
+        let k = self.at(cell.x, cell.y)[d.index()];
+        if is_saturated(k) {
+            self.chained_run(cell, d)
+        } else {
+            i32::from(k)
+        }
+    }
+
+    /// Decodes a saturated value by reading the cell [`CHAIN_STEP`] cells on, as often as
+    /// needed. The skipped cells are legal steps without a jump point, so the run from the
+    /// cell read is the rest of this one.
+    #[cold]
+    #[inline(never)]
+    fn chained_run(&self, mut cell: Cell, d: Direction) -> i32 {
+        let (dx, dy) = d.delta();
+        let step = CHAIN_STEP as i32;
+        let mut skipped = 0i32;
+        loop {
+            let k = self.at(cell.x, cell.y)[d.index()];
+            if !is_saturated(k) {
+                return if k > 0 {
+                    skipped + i32::from(k)
+                } else {
+                    i32::from(k) - skipped
+                };
+            }
+            cell = Cell::new(
+                cell.x.wrapping_add_signed(dx * step),
+                cell.y.wrapping_add_signed(dy * step),
+            );
+            skipped += step;
+        }
     }
 
     /// Whether the table describes `grid` as it is now.
@@ -145,7 +206,7 @@ impl JumpTable {
     /// backwards along their diagonals, again only while values change: its cost follows
     /// what the changes alter, not the map.
     ///
-    /// Errors only where [`JumpTable::build`] does (a rebuild for a grid too large).
+    /// Errors only where [`JumpTable::build`] does (which it does not today).
     pub fn repair(&mut self, grid: &Grid) -> Result<Upkeep, JpsError> {
         if self.is_current(grid) {
             return Ok(Upkeep::Current);
@@ -366,17 +427,6 @@ impl std::fmt::Debug for JumpTable {
     }
 }
 
-fn check_side(grid: &Grid) -> Result<(), JpsError> {
-    if grid.width() > MAX_TABLE_SIDE || grid.height() > MAX_TABLE_SIDE {
-        return Err(JpsError::Grid(cuplan_grid::GridError::InvalidSize {
-            width: u64::from(grid.width()),
-            height: u64::from(grid.height()),
-            reason: format!("jump tables hold i16 distances: sides up to {MAX_TABLE_SIDE}"),
-        }));
-    }
-    Ok(())
-}
-
 /// Whether (`x`, `y`) is blocked, for cells of the grid and the ring one cell around it
 /// (every cell a table value reads): the bit plane's blocked border answers the ring without
 /// a bounds test.
@@ -411,9 +461,17 @@ fn straight_value(grid: &Grid, x: i64, y: i64, dx: i64, dy: i64, next: Option<i1
     if forced(grid, nx, ny, dx, dy) {
         return 1;
     }
-    match next.unwrap_or(0) {
-        k if k > 0 => k + 1,
-        k => k - 1,
+    one_step_longer(next.unwrap_or(0))
+}
+
+/// The value of a cell whose run is the next cell's run plus one step. Saturating keeps the
+/// sign and makes `i16::MAX` / `i16::MIN` mean "this long or longer" (see the module docs).
+#[inline]
+fn one_step_longer(next: i16) -> i16 {
+    if next > 0 {
+        next.saturating_add(1)
+    } else {
+        next.saturating_sub(1)
     }
 }
 
@@ -452,10 +510,7 @@ fn diagonal_value_with(
     if next[h.index()] > 0 || next[v.index()] > 0 {
         return 1;
     }
-    match next[d.index()] {
-        k if k > 0 => k + 1,
-        k => k - 1,
-    }
+    one_step_longer(next[d.index()])
 }
 
 /// One diagonal direction's values for the whole grid, given the straight values in `dist`.
