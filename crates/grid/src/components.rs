@@ -42,32 +42,50 @@ pub struct Components {
 }
 
 impl Components {
-    /// Labels every free cell of `grid` by flood fill, in row-major order of first cells.
+    /// Labels every free cell of `grid`, components numbered in row-major order of their first
+    /// cells. Works on runs of free cells read from the bit rows 64 cells at a time: each run
+    /// is joined to the runs it touches in the row above (union–find over runs), then every
+    /// run's cells are written with one fill, so the cost follows runs, not cells.
     pub fn label(grid: &Grid) -> Components {
-        let w = grid.width() as usize;
-        let h = grid.height() as usize;
-        let mut labels = vec![BLOCKED; w * h];
-        let mut sizes = Vec::new();
-        let mut stack = Vec::new();
-        for start in 0..w * h {
-            if labels[start] != BLOCKED || !grid.is_free(cell_at(start, w)) {
-                continue;
-            }
-            let id = sizes.len() as u32;
-            let mut size = 0u32;
-            labels[start] = id;
-            stack.push(start);
-            while let Some(i) = stack.pop() {
-                size += 1;
-                for n in grid.neighbours4(cell_at(i, w)) {
-                    let j = n.y as usize * w + n.x as usize;
-                    if labels[j] == BLOCKED {
-                        labels[j] = id;
-                        stack.push(j);
-                    }
+        let (w, h) = (grid.width() as usize, grid.height() as usize);
+        // Per run: (row, first column, end column); `run_set` is its union–find parent.
+        let mut runs: Vec<(u32, u32, u32)> = Vec::new();
+        let mut run_set: Vec<u32> = Vec::new();
+        let mut above = 0..0;
+        for y in 0..h {
+            let row_start = runs.len();
+            free_runs(grid.rows(), y + 1, |x0, x1| runs.push((y as u32, x0, x1)));
+            let mut j = above.start;
+            for r in row_start..runs.len() {
+                let (_, x0, x1) = runs[r];
+                run_set.push(r as u32);
+                // Runs above that end at or before x0 cannot touch this run or later ones.
+                while j < above.end && runs[j].2 <= x0 {
+                    j += 1;
+                }
+                let mut k = j;
+                while k < above.end && runs[k].1 < x1 {
+                    join_runs(&mut run_set, r as u32, k as u32);
+                    k += 1;
                 }
             }
-            sizes.push(size);
+            above = row_start..runs.len();
+        }
+        // A set's root is its earliest run (joins keep the smaller index), so numbering roots
+        // in run order numbers components by their first cell.
+        let mut id_of_root = vec![u32::MAX; runs.len()];
+        let mut sizes: Vec<u32> = Vec::new();
+        let mut labels = vec![BLOCKED; w * h];
+        for (r, &(y, x0, x1)) in runs.iter().enumerate() {
+            let root = run_root(&mut run_set, r as u32) as usize;
+            if id_of_root[root] == u32::MAX {
+                id_of_root[root] = sizes.len() as u32;
+                sizes.push(0);
+            }
+            let id = id_of_root[root];
+            sizes[id as usize] += x1 - x0;
+            let row = y as usize * w;
+            labels[row + x0 as usize..row + x1 as usize].fill(id);
         }
         Components {
             labels,
@@ -370,6 +388,46 @@ impl SplitRace {
     }
 }
 
-fn cell_at(i: usize, w: usize) -> Cell {
-    Cell::new((i % w) as u32, (i / w) as u32)
+/// Calls `out(x0, x1)` for each run of free cells `x0..x1` of stored row `r` (grid row
+/// `r - 1`), left to right. The blocked border and padding end every run inside the row.
+fn free_runs(plane: &crate::BitPlane, r: usize, mut out: impl FnMut(u32, u32)) {
+    let words = plane.row(r);
+    let mut c = 0;
+    while let Some(start) = next_bit(words, c, true) {
+        let end = next_bit(words, start, false).unwrap_or(words.len() * 64);
+        // Stored column c is grid column c - 1.
+        out(start as u32 - 1, end as u32 - 1);
+        c = end;
+    }
+}
+
+/// The first stored column at or after `from` that is free (`free`) or blocked.
+fn next_bit(words: &[u64], from: usize, free: bool) -> Option<usize> {
+    let mut w = from / 64;
+    let mut mask = u64::MAX.checked_shl((from % 64) as u32).unwrap_or(0);
+    while w < words.len() {
+        let bits = if free { !words[w] } else { words[w] } & mask;
+        if bits != 0 {
+            return Some(w * 64 + bits.trailing_zeros() as usize);
+        }
+        w += 1;
+        mask = u64::MAX;
+    }
+    None
+}
+
+fn run_root(parent: &mut [u32], mut r: u32) -> u32 {
+    while parent[r as usize] != r {
+        let grand = parent[parent[r as usize] as usize];
+        parent[r as usize] = grand;
+        r = grand;
+    }
+    r
+}
+
+/// Joins the sets of runs `a` and `b` under the smaller root (the earlier run).
+fn join_runs(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (run_root(parent, a), run_root(parent, b));
+    let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+    parent[hi as usize] = lo;
 }
