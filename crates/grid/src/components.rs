@@ -261,17 +261,8 @@ impl Components {
 /// walking the ring of 8 neighbours, every free 4-neighbour lies on one run of free cells.
 /// (Diagonal ring cells join two 4-neighbours through a 4-connected detour.)
 fn is_simple(grid: &Grid, cell: Cell) -> bool {
-    const RING: [Direction; 8] = [
-        Direction::North,
-        Direction::NorthEast,
-        Direction::East,
-        Direction::SouthEast,
-        Direction::South,
-        Direction::SouthWest,
-        Direction::West,
-        Direction::NorthWest,
-    ];
-    let free = RING.map(|d| {
+    // Direction::ALL walks the ring in order: N, NE, E, SE, S, SW, W, NW.
+    let free = Direction::ALL.map(|d| {
         let (dx, dy) = d.delta();
         grid.is_free_signed(
             i64::from(cell.x) + i64::from(dx),

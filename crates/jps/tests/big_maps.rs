@@ -58,45 +58,6 @@ fn long_columns() -> Grid {
     blocked_at(3, LONG, &transposed)
 }
 
-/// Every algorithm answers every query with the oracle's cost and a legal path. The oracle
-/// runs once per distinct start.
-fn check_against_oracle(grid: Grid, queries: &[(Cell, Cell)]) {
-    let grid = Arc::new(grid);
-    let mut starts: Vec<Cell> = queries.iter().map(|q| q.0).collect();
-    starts.sort_unstable_by_key(|c| (c.y, c.x));
-    starts.dedup();
-    let expected: Vec<Option<OctileCost>> = {
-        let mut by_query = vec![None; queries.len()];
-        for s in starts {
-            let dist = common::dijkstra(&grid, s);
-            for (i, &(qs, g)) in queries.iter().enumerate() {
-                if qs == s {
-                    by_query[i] = dist[g.y as usize * grid.width() as usize + g.x as usize];
-                }
-            }
-        }
-        by_query
-    };
-    let mut searcher = Searcher::new();
-    for algo in Algorithm::ALL {
-        let planner =
-            Planner::new(Arc::clone(&grid), algo).unwrap_or_else(|e| panic!("{algo}: {e}"));
-        for (&(s, g), &want) in queries.iter().zip(&expected) {
-            let got = planner
-                .search(&mut searcher, s, g)
-                .expect("valid endpoints");
-            assert_eq!(got.as_ref().map(|p| p.cost), want, "{algo} {s}->{g}");
-            if let Some(p) = got {
-                assert_eq!(
-                    grid.octile_path_cost(&p.waypoints),
-                    Ok(p.cost),
-                    "{algo} {s}->{g}"
-                );
-            }
-        }
-    }
-}
-
 /// Queries along and across the long runs: goals on runs longer than 32,767 and 65,536 steps
 /// in both directions, goals just before and after the jump points and walls, and random ones.
 fn long_run_queries(along: impl Fn(u32, u32) -> Cell, grid: &Grid, seed: u64) -> Vec<(Cell, Cell)> {
@@ -135,14 +96,14 @@ fn long_run_queries(along: impl Fn(u32, u32) -> Cell, grid: &Grid, seed: u64) ->
 fn every_algorithm_is_exact_on_rows_longer_than_65536() {
     let grid = long_rows();
     let queries = long_run_queries(Cell::new, &grid, 1);
-    check_against_oracle(grid, &queries);
+    common::check_every_algorithm(grid, &queries);
 }
 
 #[test]
 fn every_algorithm_is_exact_on_columns_longer_than_65536() {
     let grid = long_columns();
     let queries = long_run_queries(|x, y| Cell::new(y, x), &grid, 2);
-    check_against_oracle(grid, &queries);
+    common::check_every_algorithm(grid, &queries);
 }
 
 #[test]
@@ -171,7 +132,7 @@ fn every_algorithm_is_exact_with_more_than_2_pow_21_free_cells() {
     for _ in 0..3 {
         queries.push((s, rng.free_cell(&grid)));
     }
-    check_against_oracle(grid, &queries);
+    common::check_every_algorithm(grid, &queries);
 }
 
 #[test]

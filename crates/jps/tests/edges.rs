@@ -10,24 +10,7 @@ use cuplan_jps::{Algorithm, Planner, Searcher};
 /// Checks every implemented algorithm on `queries` against Dijkstra (exact cost, legal path,
 /// `None` exactly when unreachable).
 fn check(grid: &Grid, queries: &[(Cell, Cell)]) {
-    let mut searcher = Searcher::new();
-    for algo in Algorithm::ALL {
-        let planner = Planner::new(grid.clone(), algo).unwrap_or_else(|e| panic!("{algo}: {e}"));
-        for &(s, g) in queries {
-            let want = common::dijkstra(grid, s)[(g.y * grid.width() + g.x) as usize];
-            let got = planner
-                .search(&mut searcher, s, g)
-                .expect("valid endpoints");
-            assert_eq!(got.as_ref().map(|p| p.cost), want, "{algo} {s}->{g}");
-            if let Some(p) = got {
-                assert_eq!(
-                    grid.octile_path_cost(&p.waypoints),
-                    Ok(p.cost),
-                    "{algo} {s}->{g}"
-                );
-            }
-        }
-    }
+    common::check_every_algorithm(grid.clone(), queries);
 }
 
 /// All pairs of the given cells (both orders).

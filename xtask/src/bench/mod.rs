@@ -183,12 +183,20 @@ fn run_batch(args: &Args) -> anyhow::Result<()> {
     };
     let rows = batch::run(&plan)?;
     print!("{}", batch::table(&rows));
-    std::fs::create_dir_all(&args.out)?;
-    let json = serde_json::json!({ "meta": report::Meta::collect(plan.threads), "rows": rows });
-    std::fs::write(
-        args.out.join("batch.json"),
-        serde_json::to_string_pretty(&json)?,
-    )?;
+    write_rows(&args.out, "batch.json", plan.threads, &rows)?;
+    Ok(())
+}
+
+/// Writes a suite's rows, with the machine's description, as pretty JSON under `out`.
+fn write_rows(
+    out: &std::path::Path,
+    file: &str,
+    threads: usize,
+    rows: &impl serde::Serialize,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let json = serde_json::json!({ "meta": report::Meta::collect(threads), "rows": rows });
+    std::fs::write(out.join(file), serde_json::to_string_pretty(&json)?)?;
     Ok(())
 }
 
@@ -198,12 +206,7 @@ fn run_big(args: &Args) -> anyhow::Result<()> {
         rows.extend(big::run(&name, &grid, args.queries.min(100))?);
     }
     print!("{}", big::table(&rows));
-    std::fs::create_dir_all(&args.out)?;
-    let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
-    std::fs::write(
-        args.out.join("big.json"),
-        serde_json::to_string_pretty(&json)?,
-    )?;
+    write_rows(&args.out, "big.json", 1, &rows)?;
     Ok(())
 }
 
@@ -213,12 +216,7 @@ fn run_tick(args: &Args) -> anyhow::Result<()> {
         rows.extend(tick::run(&map, args.ticks)?);
     }
     print!("{}", tick::table(&rows));
-    std::fs::create_dir_all(&args.out)?;
-    let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
-    std::fs::write(
-        args.out.join("tick.json"),
-        serde_json::to_string_pretty(&json)?,
-    )?;
+    write_rows(&args.out, "tick.json", 1, &rows)?;
     Ok(())
 }
 
@@ -226,12 +224,7 @@ fn run_spacetime(args: &Args) -> anyhow::Result<()> {
     let peer = python_peer(args)?;
     let rows = spacetime::run(&[32, 64, 256], &[0, 100, 1000], peer.as_ref())?;
     print!("{}", spacetime::table(&rows));
-    std::fs::create_dir_all(&args.out)?;
-    let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
-    std::fs::write(
-        args.out.join("spacetime.json"),
-        serde_json::to_string_pretty(&json)?,
-    )?;
+    write_rows(&args.out, "spacetime.json", 1, &rows)?;
     Ok(())
 }
 
@@ -272,12 +265,7 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
     }
     print!("{}", mapf::table(&rows));
     println!("published Python cuplan PP (128 agents, 64², 5 %): 0.59 s CPU, 0.289 s GPU");
-    let json = serde_json::json!({ "meta": report::Meta::collect(1), "rows": rows });
-    std::fs::write(
-        args.out.join("mapf.json"),
-        serde_json::to_string_pretty(&json)?,
-    )?;
-    Ok(())
+    write_rows(&args.out, "mapf.json", 1, &rows)
 }
 
 fn run_grid(args: &Args) -> anyhow::Result<()> {

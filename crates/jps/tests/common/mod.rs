@@ -5,7 +5,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use std::sync::Arc;
+
 use cuplan_grid::{Cell, Grid, OctileCost};
+use cuplan_jps::{Algorithm, Planner, Searcher};
 
 /// Whether `(x, y)` is inside the grid and free.
 fn free(grid: &Grid, x: i64, y: i64) -> bool {
@@ -67,4 +70,43 @@ pub(crate) fn free_cells(grid: &Grid) -> Vec<Cell> {
         .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
         .filter(|&c| grid.is_free(c))
         .collect()
+}
+
+/// Every algorithm answers every query with the oracle's cost and a legal path. The oracle
+/// runs once per distinct start.
+pub(crate) fn check_every_algorithm(grid: impl Into<Arc<Grid>>, queries: &[(Cell, Cell)]) {
+    let grid: Arc<Grid> = grid.into();
+    let mut starts: Vec<Cell> = queries.iter().map(|q| q.0).collect();
+    starts.sort_unstable_by_key(|c| (c.y, c.x));
+    starts.dedup();
+    let expected: Vec<Option<OctileCost>> = {
+        let mut by_query = vec![None; queries.len()];
+        for s in starts {
+            let dist = dijkstra(&grid, s);
+            for (i, &(qs, g)) in queries.iter().enumerate() {
+                if qs == s {
+                    by_query[i] = dist[g.y as usize * grid.width() as usize + g.x as usize];
+                }
+            }
+        }
+        by_query
+    };
+    let mut searcher = Searcher::new();
+    for algo in Algorithm::ALL {
+        let planner =
+            Planner::new(Arc::clone(&grid), algo).unwrap_or_else(|e| panic!("{algo}: {e}"));
+        for (&(s, g), &want) in queries.iter().zip(&expected) {
+            let got = planner
+                .search(&mut searcher, s, g)
+                .expect("valid endpoints");
+            assert_eq!(got.as_ref().map(|p| p.cost), want, "{algo} {s}->{g}");
+            if let Some(p) = got {
+                assert_eq!(
+                    grid.octile_path_cost(&p.waypoints),
+                    Ok(p.cost),
+                    "{algo} {s}->{g}"
+                );
+            }
+        }
+    }
 }
