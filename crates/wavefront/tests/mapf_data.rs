@@ -60,7 +60,12 @@ fn batched_paths_are_optimal_on_every_mapf_map_and_scen() {
     for map in &maps {
         let grid = Grid::read_movingai(map).unwrap();
         let scens = scens(&dir, map);
-        assert!(!scens.is_empty(), "no scen for {}", map.display());
+        if scens.is_empty() {
+            // Maps shipped for generated instances (warehouse-20-40-10-2-2: 10,000 agents at
+            // random cells) have no scenario files.
+            eprintln!("no scen for {}: map skipped", map.display());
+            continue;
+        }
         for scen in scens {
             let entries = Scenario::read(&scen).unwrap().entries;
             let every = if grid.cell_count() <= CHECK_ALL_UP_TO_CELLS {
@@ -84,6 +89,7 @@ fn batched_paths_are_optimal_on_every_mapf_map_and_scen() {
             }
         }
     }
+    assert!(checked > 0, "no MAPF query checked under {}", dir.display());
     eprintln!("checked {checked} queries on {} maps", maps.len());
 }
 
