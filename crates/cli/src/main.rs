@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod batch;
+mod budget;
 mod info;
 mod mapf;
 mod output;
@@ -43,7 +44,9 @@ enum Command {
     Mapf(mapf::Args),
 }
 
-/// A failure with its exit status: 2 for bad input, 1 for "ran but found nothing".
+/// A failure with its exit status: 1 for "ran to the end and found nothing" (or an output
+/// that could not be written), 2 for bad input, 3 for a limit reached (time, memory, nodes)
+/// before an answer was found.
 #[derive(Debug)]
 pub(crate) struct Failure {
     code: u8,
@@ -61,6 +64,15 @@ impl Failure {
     pub(crate) fn not_found(message: impl Into<String>) -> Failure {
         Failure {
             code: 1,
+            message: message.into(),
+        }
+    }
+
+    /// A time, memory or node limit reached before an answer: never reported as "no
+    /// solution", since a larger budget might find one.
+    pub(crate) fn limit(message: impl Into<String>) -> Failure {
+        Failure {
+            code: 3,
             message: message.into(),
         }
     }

@@ -79,8 +79,8 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let solution = match outcome {
         SolveOutcome::Solved(s) => s,
         SolveOutcome::TimedOut => {
-            return Err(Failure::not_found(format!(
-                "{solver}: no solution within {} s",
+            return Err(Failure::limit(format!(
+                "{solver}: time limit of {} s reached before a solution was found",
                 args.time_limit
             )));
         }
