@@ -1,6 +1,11 @@
 //! The memory budget of the commands that hold per-goal or per-agent tables (`batch`,
 //! `mapf`): `--memory-limit SIZE`, with a default derived from the memory available.
 
+#![allow(
+    dead_code,
+    reason = "the --memory-limit options of batch and mapf come next"
+)]
+
 use std::str::FromStr;
 
 /// The default budget's ceiling: every Moving AI scenario file runs within it.
