@@ -7,7 +7,7 @@
 //! cells. Every step of an octile path has line of sight, so pulling never lengthens a path.
 //! All arithmetic is on integers.
 
-use cuplan_grid::{Cell, Grid, expand_waypoints};
+use cuplan_grid::{Cell, Grid};
 
 use crate::Path;
 
@@ -79,30 +79,77 @@ fn floor_div_frac((num, den): Frac, k: i64) -> i64 {
     num.div_euclid(den * k)
 }
 
-/// String pulling: from each anchor, the farthest cell of the walked path still in line of
-/// sight becomes the next waypoint. Returns any-angle waypoints, start first, goal last, each
-/// consecutive pair in [`line_of_sight`]; their Euclidean length ([`euclidean_length`]) is at
-/// most the path's octile cost.
+/// String pulling: from each anchor, the walk is followed waypoint by waypoint while the
+/// next waypoint stays in line of sight; on the first run that leaves it, the farthest cell
+/// still in sight (found by galloping, then bisection) becomes the next waypoint. Returns
+/// any-angle waypoints, start first, goal last, each consecutive pair in [`line_of_sight`];
+/// their Euclidean length ([`euclidean_length`]) is at most the path's octile cost.
+///
+/// `path` is a search's answer: waypoints joined by straight or 45° runs of free cells.
+/// Work is a few line-of-sight tests per waypoint of the answer plus a logarithmic number
+/// per run, each linear in its segment's length: a long straight corridor costs one test, not
+/// one test per cell.
 pub fn smooth(grid: &Grid, path: &Path) -> Vec<Cell> {
-    let cells = expand_waypoints(&path.waypoints);
-    let Some(&first) = cells.first() else {
+    let waypoints = &path.waypoints;
+    let Some(&first) = waypoints.first() else {
         return Vec::new();
     };
     let mut out = vec![first];
     let mut anchor = first;
-    let mut i = 1;
-    while i < cells.len() {
-        // Advance while the next cell is visible from the anchor.
-        let mut last_visible = i;
-        while last_visible + 1 < cells.len() && line_of_sight(grid, anchor, cells[last_visible + 1])
-        {
-            last_visible += 1;
+    // The anchor lies on the run that ends at `waypoints[next]`, so that waypoint is in sight.
+    let mut next = 1;
+    while next < waypoints.len() {
+        let mut reach = next;
+        while reach + 1 < waypoints.len() && line_of_sight(grid, anchor, waypoints[reach + 1]) {
+            reach += 1;
         }
-        anchor = cells[last_visible];
+        if reach + 1 == waypoints.len() {
+            out.push(waypoints[reach]);
+            break;
+        }
+        anchor = farthest_in_sight(grid, anchor, waypoints[reach], waypoints[reach + 1]);
         out.push(anchor);
-        i = last_visible + 1;
+        next = reach + 1;
     }
     out
+}
+
+/// The farthest cell of the run `from`–`to` (straight or 45°) found in sight of `anchor`,
+/// given that `from` is in sight and `to` is not. Sight along a run need not be monotone, so
+/// this is a cell in sight, not always the last one; pulling stays valid either way.
+fn farthest_in_sight(grid: &Grid, anchor: Cell, from: Cell, to: Cell) -> Cell {
+    let (dx, dy) = (
+        i64::from(to.x) - i64::from(from.x),
+        i64::from(to.y) - i64::from(from.y),
+    );
+    let len = dx.abs().max(dy.abs());
+    let at = |k: i64| {
+        Cell::new(
+            (i64::from(from.x) + dx.signum() * k) as u32,
+            (i64::from(from.y) + dy.signum() * k) as u32,
+        )
+    };
+    // Invariant: cell `seen` is in sight, cell `hidden` is not.
+    let (mut seen, mut hidden) = (0, len);
+    let mut step = 1;
+    while seen + step < hidden {
+        if line_of_sight(grid, anchor, at(seen + step)) {
+            seen += step;
+            step *= 2;
+        } else {
+            hidden = seen + step;
+            break;
+        }
+    }
+    while hidden - seen > 1 {
+        let mid = seen + (hidden - seen) / 2;
+        if line_of_sight(grid, anchor, at(mid)) {
+            seen = mid;
+        } else {
+            hidden = mid;
+        }
+    }
+    at(seen)
 }
 
 /// Euclidean length of a polyline through cell centres.
@@ -114,5 +161,6 @@ pub fn euclidean_length(waypoints: &[Cell]) -> f64 {
             let dy = f64::from(w[0].y) - f64::from(w[1].y);
             dx.hypot(dy)
         })
-        .sum()
+        // Folded from +0.0: an empty f64 sum is -0.0, which printed as "cost":-0.0.
+        .fold(0.0, |total, step| total + step)
 }

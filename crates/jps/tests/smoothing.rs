@@ -95,3 +95,66 @@ fn a_segment_may_not_pass_between_diagonal_blocks_or_touch_corners() {
     assert!(line_of_sight(&grid, Cell::new(0, 0), Cell::new(3, 0)));
     assert!(line_of_sight(&grid, Cell::new(3, 1), Cell::new(3, 3)));
 }
+
+/// A 65,536-cell corridor is one run: pulled in one line-of-sight test (a test per cell, each
+/// as long as the run so far, took seconds per query before).
+#[test]
+fn a_long_corridor_is_pulled_to_its_ends() {
+    let width = 1 << 16;
+    let grid = Grid::open(width, 1).expect("grid");
+    let planner = Planner::new(grid.clone(), Algorithm::JpsBit).expect("planner");
+    let (a, b) = (Cell::new(0, 0), Cell::new(width - 1, 0));
+    let path = planner
+        .search(&mut Searcher::new(), a, b)
+        .expect("valid")
+        .expect("path");
+    assert_eq!(smooth(&grid, &path), vec![a, b]);
+    assert_eq!(euclidean_length(&[a, b]), f64::from(width - 1));
+}
+
+/// Long runs that are partly hidden from the anchor: every pulled segment is checked against
+/// the oracle, and the pulled path is no longer than the octile one.
+#[test]
+fn runs_hidden_in_part_are_cut_where_sight_ends() {
+    let grid = Grid::from_ascii(
+        "
+        ..............................
+        ..............................
+        ..............................
+        ..........@@@@@...............
+        ..............................
+        ..............................
+    ",
+    )
+    .expect("grid");
+    // The straight line between the ends crosses the block; either octile answer has a run
+    // of which the start sees only a part.
+    let (a, b) = (Cell::new(0, 5), Cell::new(29, 0));
+    assert!(!line_of_sight(&grid, a, b));
+    let planner = Planner::new(grid.clone(), Algorithm::AStar).expect("planner");
+    let path = planner
+        .search(&mut Searcher::new(), a, b)
+        .expect("valid")
+        .expect("path");
+    let s = smooth(&grid, &path);
+    assert_eq!((s.first(), s.last()), (Some(&a), Some(&b)));
+    for seg in s.windows(2) {
+        assert!(oracle(&grid, seg[0], seg[1]), "{} {}", seg[0], seg[1]);
+    }
+    assert!(euclidean_length(&s) < path.cost.to_f64());
+}
+
+#[test]
+fn a_path_of_one_cell_has_length_plus_zero() {
+    let grid = Grid::open(3, 3).expect("grid");
+    let planner = Planner::new(grid.clone(), Algorithm::Jps).expect("planner");
+    let c = Cell::new(1, 1);
+    let path = planner
+        .search(&mut Searcher::new(), c, c)
+        .expect("valid")
+        .expect("path");
+    let s = smooth(&grid, &path);
+    assert_eq!(s, vec![c]);
+    let length = euclidean_length(&s);
+    assert!(length == 0.0 && length.is_sign_positive(), "{length:?}");
+}
