@@ -67,5 +67,5 @@ pub use cost::{
 pub use error::{GridError, Result};
 pub use generate::Family;
 pub use grid::{Change, DEFAULT_MAX_CELLS, Grid, MAX_SIDE};
-pub use movingai::{ScenEntry, Scenario};
+pub use movingai::{MAX_SCEN_BYTES, ScenEntry, Scenario, max_map_bytes};
 pub use path::expand_waypoints;

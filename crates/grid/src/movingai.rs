@@ -35,11 +35,65 @@ fn syntax(source: &str, line: usize, column: usize, message: impl Into<String>) 
     }
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| GridError::Io {
+/// The largest `.scen` file read: the published ones are below 1 MB, so a larger file is
+/// almost surely the wrong file, refused before a byte is read.
+pub const MAX_SCEN_BYTES: u64 = 64 << 20;
+
+/// The largest `.map` file read for a grid of at most `max_cells` cells: every row with a
+/// CRLF end, and room for the header and blank lines after the last row.
+pub fn max_map_bytes(max_cells: u64) -> u64 {
+    max_cells + 2 * crate::MAX_SIDE + (64 << 10)
+}
+
+/// Reads a whole regular file of at most `limit` bytes. The size is checked before reading,
+/// and devices, pipes and directories are refused: `/dev/zero` must not be read into memory.
+fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let io = |message: String| GridError::Io {
         path: path.to_path_buf(),
-        message: e.to_string(),
-    })
+        message,
+    };
+    let file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| io(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(io("not a regular file".to_string()));
+    }
+    if meta.len() > limit {
+        return Err(io(format!(
+            "{} bytes, over the limit of {limit} bytes for this kind of file",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // `take`: a file that grows while it is read still stops at the limit.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io(e.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(io(format!(
+            "grew past the limit of {limit} bytes while read"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Whether `text` is a plain decimal integer: digits only, so `+3`, `-0` and ` 3` are not.
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Parses a plain decimal integer (see [`is_digits`]).
+fn parse_digits<T: std::str::FromStr>(text: &str) -> Option<T> {
+    is_digits(text).then(|| text.parse().ok()).flatten()
+}
+
+/// Whether `text` is a plain decimal number, `digits` or `digits.digits` (no sign, exponent,
+/// `inf` or `nan`, which `f64::from_str` would take).
+fn is_decimal(text: &str) -> bool {
+    match text.split_once('.') {
+        Some((whole, fraction)) => is_digits(whole) && is_digits(fraction),
+        None => is_digits(text),
+    }
 }
 
 fn source_name(path: &Path) -> String {
@@ -50,7 +104,8 @@ impl Grid {
     /// Reads a Moving AI `.map` file. Errors name the file, line and column.
     pub fn read_movingai(path: impl AsRef<Path>) -> Result<Grid> {
         let path = path.as_ref();
-        Grid::parse_movingai(&read_file(path)?, &source_name(path), DEFAULT_MAX_CELLS)
+        let bytes = read_file(path, max_map_bytes(DEFAULT_MAX_CELLS))?;
+        Grid::parse_movingai(&bytes, &source_name(path), DEFAULT_MAX_CELLS)
     }
 
     /// Parses the bytes of a `.map` file. `source` names it in errors; `max_cells` is checked
@@ -75,24 +130,50 @@ impl Grid {
             let text = std::str::from_utf8(line)
                 .map_err(|e| syntax(source, n, e.valid_up_to() + 1, "header is not UTF-8"))?;
             let mut words = text.split_ascii_whitespace();
-            match (words.next(), words.next(), words.next()) {
+            let column_of = |word: &str| word.as_ptr() as usize - text.as_ptr() as usize + 1;
+            let key = words.next();
+            let (value, extra) = (words.next(), words.next());
+            let repeated = |key: &str| {
+                syntax(
+                    source,
+                    n,
+                    1,
+                    format!("repeated `{key}` line: a header states each value once"),
+                )
+            };
+            match (key, value, extra) {
                 (None, ..) => continue,
                 (Some("map"), None, _) => break,
-                (Some("type"), Some(_), None) => seen_type = true,
+                (Some("type"), Some(kind), None) => {
+                    if seen_type {
+                        return Err(repeated("type"));
+                    }
+                    if kind != "octile" {
+                        return Err(syntax(
+                            source,
+                            n,
+                            column_of(kind),
+                            format!("map type {kind:?} is not supported: expected `octile`"),
+                        ));
+                    }
+                    seen_type = true;
+                }
                 (Some(key @ ("height" | "width")), Some(value), None) => {
-                    let v: u64 = value.parse().map_err(|_| {
-                        let col = text.find(value).unwrap_or(0) + 1;
+                    let v: u64 = parse_digits(value).ok_or_else(|| {
                         syntax(
                             source,
                             n,
-                            col,
-                            format!("{key} is not a non-negative integer: {value:?}"),
+                            column_of(value),
+                            format!("{key} is not a plain non-negative integer: {value:?}"),
                         )
                     })?;
-                    if key == "height" {
-                        height = Some(v)
+                    let slot = if key == "height" {
+                        &mut height
                     } else {
-                        width = Some(v)
+                        &mut width
+                    };
+                    if slot.replace(v).is_some() {
+                        return Err(repeated(key));
                     }
                 }
                 _ => {
@@ -218,6 +299,14 @@ pub struct ScenEntry {
 }
 
 impl ScenEntry {
+    /// Whether this query names the map file `map`: the file names match (the map field may be
+    /// a path such as `maps/dao/arena.map`, with `/` or `\\` separators).
+    pub fn names_map(&self, map: &Path) -> bool {
+        let named = self.map.rsplit(['/', '\\']).next().unwrap_or(&self.map);
+        map.file_name()
+            .is_some_and(|f| f == std::ffi::OsStr::new(named))
+    }
+
     /// Whether an exact cost is this query's optimal length, as far as the printed length tells:
     /// within the data README's tolerance `max(1e-4, 2e-5 · length)`, widened to half a unit in
     /// the last printed place for the files printed with fewer decimals (bg512 prints 2).
@@ -241,7 +330,7 @@ impl Scenario {
     /// Reads a `.scen` file.
     pub fn read(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
-        Scenario::parse(&read_file(path)?, &source_name(path))
+        Scenario::parse(&read_file(path, MAX_SCEN_BYTES)?, &source_name(path))
     }
 
     /// Parses `.scen` bytes: tab- or space-separated fields, `version 1` or `1.0`.
@@ -255,15 +344,16 @@ impl Scenario {
                 continue;
             }
             if version.is_none() {
-                version = Some(parse_version(text).ok_or_else(|| {
-                    syntax(
-                        source,
-                        n,
-                        1,
-                        format!("expected `version 1`, found {:?}", text.trim()),
-                    )
-                })?);
+                version = Some(parse_version(text, n, source)?);
                 continue;
+            }
+            if text.trim_start().starts_with("version") {
+                return Err(syntax(
+                    source,
+                    n,
+                    1,
+                    "repeated `version` line: a scenario states it once",
+                ));
             }
             entries.push(parse_entry(text, n, source)?);
         }
@@ -299,11 +389,24 @@ impl Scenario {
     }
 }
 
-fn parse_version(text: &str) -> Option<f64> {
+/// The `version` line: `version 1` or `version 1.0`, the only versions ever published (the
+/// format of any other is unknown, so it is refused rather than guessed).
+fn parse_version(text: &str, n: usize, source: &str) -> Result<f64> {
     let mut words = text.split_ascii_whitespace();
     match (words.next(), words.next(), words.next()) {
-        (Some("version"), Some(v), None) => v.parse().ok().filter(|v: &f64| v.is_finite()),
-        _ => None,
+        (Some("version"), Some("1" | "1.0"), None) => Ok(1.0),
+        (Some("version"), Some(v), None) => Err(syntax(
+            source,
+            n,
+            text.find(v).map_or(1, |i| i + 1),
+            format!("scenario version {v:?} is not supported: expected 1 or 1.0"),
+        )),
+        _ => Err(syntax(
+            source,
+            n,
+            1,
+            format!("expected `version 1`, found {:?}", text.trim()),
+        )),
     }
 }
 
@@ -319,26 +422,26 @@ fn parse_entry(text: &str, n: usize, source: &str) -> Result<ScenEntry> {
     }
     let int = |i: usize, name: &str| -> Result<u32> {
         let (col, f) = fields[i];
-        f.parse().map_err(|_| {
+        parse_digits(f).ok_or_else(|| {
             syntax(
                 source,
                 n,
                 col,
-                format!("{name} is not a non-negative integer: {f:?}"),
+                format!("{name} is not a plain non-negative integer: {f:?}"),
             )
         })
     };
     let (col, len) = fields[8];
-    let optimal: f64 = len
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+    let optimal: f64 = Some(len)
+        .filter(|l| is_decimal(l))
+        .and_then(|l| l.parse().ok())
+        .filter(|v: &f64| v.is_finite())
         .ok_or_else(|| {
             syntax(
                 source,
                 n,
                 col,
-                format!("optimal length is not a non-negative number: {len:?}"),
+                format!("optimal length is not a plain non-negative decimal: {len:?}"),
             )
         })?;
     Ok(ScenEntry {

@@ -73,6 +73,31 @@ fn map_catalogue() {
         ),
         (b"\xff\xfe\x00garbage", (1, 1), "not UTF-8"),
         (
+            b"type octagonal\nheight 1\nwidth 1\nmap\n.\n",
+            (1, 6),
+            "map type \"octagonal\" is not supported",
+        ),
+        (
+            b"type octile\nheight 1\ntype octile\nwidth 1\nmap\n.\n",
+            (3, 1),
+            "repeated `type` line",
+        ),
+        (
+            b"type octile\nheight 1\nwidth 1\nheight 2\nmap\n.\n",
+            (4, 1),
+            "repeated `height` line",
+        ),
+        (
+            b"type octile\nheight +3\nwidth 1\nmap\n",
+            (2, 8),
+            "height is not a plain non-negative integer",
+        ),
+        (
+            b"type octile\nheight 1\nwidth  -0\nmap\n",
+            (3, 8),
+            "width is not a plain",
+        ),
+        (
             b"type octile\nheight 1\nwidth 2\nmap\n.\xc3\n",
             (5, 2),
             "unknown map character",
@@ -147,6 +172,42 @@ fn scenario_catalogue() {
             (2, 21),
             "optimal length",
         ),
+        (b"version 2\n", (1, 9), "version \"2\" is not supported"),
+        (
+            b"version 1.00\n",
+            (1, 9),
+            "version \"1.00\" is not supported",
+        ),
+        (
+            b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\t2.0\nversion 1\n",
+            (3, 1),
+            "repeated `version` line",
+        ),
+        (
+            b"version 1\n0\tx.map\t3\t2\t+0\t0\t2\t1\t2.0\n",
+            (2, 13),
+            "start x is not a plain",
+        ),
+        (
+            b"version 1\n+0\tx.map\t3\t2\t0\t0\t2\t1\t2.0\n",
+            (2, 1),
+            "bucket is not a plain",
+        ),
+        (
+            b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\t+2.0\n",
+            (2, 21),
+            "optimal length is not a plain",
+        ),
+        (
+            b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\t1e3\n",
+            (2, 21),
+            "optimal length is not a plain",
+        ),
+        (
+            b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\tinf\n",
+            (2, 21),
+            "optimal length is not a plain",
+        ),
         (
             b"version 1\n0\tx.map\t3\t2\t0\t0\t2\t1\t\xff\n",
             (2, 21),
@@ -176,6 +237,56 @@ fn scenario_checked_against_its_map() {
     assert!(msg("0 m 4 2 0 0 2 1 2.41").contains("4x2 map"));
     assert!(msg("0 m 3 2 0 0 1 1 1.41").contains("goal cell (1, 1) is blocked"));
     assert!(msg("0 m 3 2 5 0 1 0 1").contains("start cell (5, 0) is outside"));
+}
+
+#[test]
+fn queries_name_their_map_by_file_name() {
+    let scen = Scenario::parse(
+        b"version 1\n0\tmaps/dao/arena.map\t3\t2\t0\t0\t2\t1\t2.0\n0 C:\\m\\x.map 3 2 0 0 2 1 2.0\n",
+        "t.scen",
+    )
+    .unwrap();
+    let (dao, windows) = (&scen.entries[0], &scen.entries[1]);
+    assert!(dao.names_map(std::path::Path::new("/data/grid/dao/arena.map")));
+    assert!(dao.names_map(std::path::Path::new("arena.map")));
+    assert!(!dao.names_map(std::path::Path::new("/data/arena2.map")));
+    assert!(windows.names_map(std::path::Path::new("x.map")));
+    assert!(!windows.names_map(std::path::Path::new("arena.map")));
+}
+
+/// Devices, pipes and folders are refused before a byte is read (`/dev/zero` would never
+/// end), and a file over the size limit is refused from its length alone.
+#[test]
+fn only_regular_files_within_the_limit_are_read() {
+    for special in ["/dev/zero", "/dev/null", "/tmp"] {
+        if !std::path::Path::new(special).exists() {
+            continue;
+        }
+        for err in [
+            Grid::read_movingai(special).unwrap_err(),
+            Scenario::read(special).unwrap_err(),
+        ] {
+            assert_eq!(
+                err.to_string(),
+                format!("{special}: cannot read: not a regular file")
+            );
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("cuplan-malformed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.scen");
+    let file = std::fs::File::create(&big).unwrap();
+    // Sparse: a length past the limit without writing it.
+    file.set_len(cuplan_grid::MAX_SCEN_BYTES + 1).unwrap();
+    let err = Scenario::read(&big).unwrap_err().to_string();
+    assert!(err.contains("over the limit of 67108864 bytes"), "{err}");
+    let map = dir.join("big.map");
+    let file = std::fs::File::create(&map).unwrap();
+    file.set_len(cuplan_grid::max_map_bytes(cuplan_grid::DEFAULT_MAX_CELLS) + 1)
+        .unwrap();
+    let err = Grid::read_movingai(&map).unwrap_err().to_string();
+    assert!(err.contains("over the limit"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
