@@ -6,7 +6,7 @@ use cuplan::grid::Cell;
 use cuplan::wavefront::{Backend, batched_astar};
 
 use crate::Failure;
-use crate::output::{QueryArgs, QueryRecord, Summary, emit};
+use crate::output::{Destination, QueryArgs, QueryRecord, Summary, emit};
 
 /// Arguments of `cuplan batch`.
 #[derive(Debug, clap::Args)]
@@ -22,6 +22,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
+    let out = Destination::prepare(args.query.out.as_deref())?;
     let backend: Backend = args.backend.parse().map_err(Failure::bad_input)?;
     let loaded = args.query.load()?;
     let starts: Vec<Cell> = loaded.queries.iter().map(|(_, q)| q.start).collect();
@@ -68,7 +69,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
             total_len / solved as f64
         },
     };
-    emit(args.query.out.as_deref(), &records, &summary)
+    emit(out, &records, &summary)
 }
 
 /// The cells where a 4-connected walk changes direction, plus its ends.

@@ -18,6 +18,7 @@ mod output;
 mod replay;
 mod solve;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -77,6 +78,15 @@ impl Failure {
         }
     }
 
+    /// The end of a command whose reader went away (a closed pipe): exit 0, nothing printed,
+    /// as Unix tools behave under `| head`.
+    pub(crate) fn quiet() -> Failure {
+        Failure {
+            code: 0,
+            message: String::new(),
+        }
+    }
+
     pub(crate) fn io(err: impl std::fmt::Display) -> Failure {
         Failure {
             code: 1,
@@ -96,12 +106,16 @@ fn main() -> ExitCode {
                 .next()
                 .unwrap_or("invalid arguments")
                 .to_string();
-            eprintln!("{first}");
+            report(&first);
             return ExitCode::from(2);
         }
         Err(e) => {
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // --help and --version: their text is the output, so a failed write is a failure.
+            let text = e.render().to_string();
+            return match output::to_stdout(|w| w.write_all(text.as_bytes())) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(f) => finish(f),
+            };
         }
     };
     let result = match cli.command {
@@ -113,9 +127,20 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            eprintln!("error: {}", f.message.replace('\n', " "));
-            ExitCode::from(f.code)
-        }
+        Err(f) => finish(f),
     }
+}
+
+/// The exit status of a failure, after its one line on stderr (none for a quiet one).
+fn finish(f: Failure) -> ExitCode {
+    if !f.message.is_empty() {
+        report(&format!("error: {}", f.message.replace('\n', " ")));
+    }
+    ExitCode::from(f.code)
+}
+
+/// One line on stderr; `eprintln!` would panic where stderr cannot be written (a full disk),
+/// and there is nowhere left to report that.
+fn report(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -15,7 +15,7 @@ use cuplan::jps::{Algorithm, Planner, Searcher};
 use serde_json::Value;
 
 use crate::Failure;
-use crate::output::{QueryRecord, Summary, Tally, emit};
+use crate::output::{Destination, QueryRecord, Summary, Tally, emit};
 
 /// Events files larger than this are refused before anything is read: a recording is a few
 /// bytes per event, so a bigger file is almost surely the wrong file.
@@ -48,6 +48,7 @@ enum Event {
 }
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
+    let out = Destination::prepare(args.out.as_deref())?;
     let algo: Algorithm = args.algo.parse().map_err(Failure::bad_input)?;
     let grid = Grid::read_movingai(&args.map).map_err(Failure::bad_input)?;
     let lines = open_events(&args.events)?;
@@ -65,7 +66,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     // Everything is checked before anything is written, so a bad line leaves no partial
     // output behind.
     let summary = replay.summary(&args.map);
-    emit(args.out.as_deref(), &replay.records, &summary)
+    emit(out, &replay.records, &summary)
 }
 
 /// Opens the events file after checking its size, so an oversized file is refused at once.

@@ -9,7 +9,7 @@ use cuplan::jps::{
 use rayon::prelude::*;
 
 use crate::Failure;
-use crate::output::{QueryArgs, QueryRecord, Summary, Tally, emit};
+use crate::output::{Destination, QueryArgs, QueryRecord, Summary, Tally, emit};
 
 /// Arguments of `cuplan solve`.
 #[derive(Debug, clap::Args)]
@@ -29,6 +29,7 @@ pub(crate) struct Args {
 type Timed = (Result<Option<Path>, JpsError>, Duration);
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
+    let out = Destination::prepare(args.query.out.as_deref())?;
     let algo: Algorithm = args.algo.parse().map_err(Failure::bad_input)?;
     let loaded = args.query.load()?;
     // The planner takes the grid: a copy would cost a map's worth of memory and time.
@@ -66,7 +67,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         wall.as_secs_f64(),
         planner.preprocess_time().as_secs_f64(),
     );
-    emit(args.query.out.as_deref(), &records, &summary)
+    emit(out, &records, &summary)
 }
 
 /// Sizes every worker's searcher for the map before the clock starts, with one search of

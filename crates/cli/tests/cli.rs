@@ -317,6 +317,210 @@ fn bad_input_gets_one_line_and_status_2() {
     insta::assert_snapshot!(report);
 }
 
+/// The second catalogue (issue 18): files that are not regular or break the header rules,
+/// `--out` paths that cannot be written, numeric options out of range. Each is one line on
+/// stderr, status 2, and nothing on stdout.
+#[test]
+fn bad_files_and_options_get_one_line_and_status_2() {
+    let dir = scratch("bad2");
+    let grid = Grid::from_ascii("....\n.@..\n....").unwrap();
+    let (map, scen) = write_case(&dir, &grid, &[(Cell::new(0, 0), Cell::new(3, 2))]);
+    let write = |name: &str, text: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let hex = write("hex.map", b"type hexagonal\nheight 1\nwidth 1\nmap\n.\n");
+    let signed = write("signed.map", b"type octile\nheight +3\nwidth 4\nmap\n");
+    let twice = write(
+        "twice.map",
+        b"type octile\nheight 3\nwidth 4\nwidth 4\nmap\n",
+    );
+    let version = write("v2.scen", b"version 2\n0\tm.map\t4\t3\t0\t0\t3\t2\t2.0\n");
+    let plus = write(
+        "plus.scen",
+        b"version 1\n0\tm.map\t4\t3\t0\t0\t+3\t2\t2.0\n",
+    );
+    let missing_folder = dir.join("no-such-folder").join("out.jsonl");
+    let missing_folder = missing_folder.display().to_string();
+    let folder = dir.display().to_string();
+    let solve = |extra: &[&'static str]| {
+        let mut args = vec!["solve", "--map", &map, "--scen", &scen];
+        args.extend_from_slice(extra);
+        args
+    };
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("map is a device", vec!["info", "--map", "/dev/zero"]),
+        ("map is a folder", vec!["info", "--map", &folder]),
+        (
+            "scen is a device",
+            vec!["solve", "--map", &map, "--scen", "/dev/zero"],
+        ),
+        ("map type not octile", vec!["info", "--map", &hex]),
+        ("signed height", vec!["info", "--map", &signed]),
+        ("repeated width", vec!["info", "--map", &twice]),
+        (
+            "scen version 2",
+            vec!["solve", "--map", &map, "--scen", &version],
+        ),
+        (
+            "signed goal x",
+            vec!["batch", "--map", &map, "--scen", &plus],
+        ),
+        (
+            "out is a folder",
+            vec!["solve", "--map", &map, "--scen", &scen, "--out", &folder],
+        ),
+        (
+            "out in a missing folder",
+            vec![
+                "batch",
+                "--map",
+                &map,
+                "--scen",
+                &scen,
+                "--out",
+                &missing_folder,
+            ],
+        ),
+        (
+            "zero preview",
+            vec!["info", "--map", &map, "--preview", "0"],
+        ),
+        ("zero threads", solve(&["--threads", "0"])),
+        ("negative limit", solve(&["--limit", "-1"])),
+    ];
+    let mut report = String::new();
+    for (what, args) in cases {
+        let (code, stdout, stderr) = cuplan(&args);
+        assert_eq!(code, 2, "{what}: {stderr}");
+        assert_eq!(stdout, "", "{what}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{what}: {stderr}");
+        report += &format!(
+            "{what}: {}\n",
+            stderr.trim_end().replace(dir.to_str().unwrap(), "<dir>")
+        );
+    }
+    insta::assert_snapshot!(report);
+    // The bound depends on the cores, so it is checked outside the snapshot.
+    let (code, _, stderr) = cuplan(&solve(&["--threads", "100000"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("must be at most"), "{stderr}");
+    assert!(
+        std::fs::read_dir(&dir).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".cuplan-out")),
+        "a refused --out leaves no temporary file"
+    );
+}
+
+/// A large output, a reader that goes away after one line: the command stops quietly with
+/// status 0 (as under `| head -1`), and a full disk is one line and status 1. Neither panics.
+#[test]
+fn closed_pipes_end_quietly_and_full_disks_fail_in_one_line() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = scratch("pipes");
+    let map = dir.join("big.map");
+    generate::random(2000, 2000, 0.2, 5)
+        .unwrap()
+        .write_movingai(&map)
+        .unwrap();
+    let map = map.display().to_string();
+    let args = ["info", "--map", &map, "--preview", "2000"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cuplan"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("map "), "{first}");
+    // The reader is gone; ~4 MB of preview is still to be written.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped the full-disk half: no /dev/full here");
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_cuplan"))
+        .args(args)
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "error: writing standard output: No space left on device (os error 28)"
+    );
+}
+
+/// `--limit 0` answers nothing and says so in the summary; a run refused for bad input leaves
+/// an earlier `--out` file as it was; a complete run replaces it.
+#[test]
+fn limit_zero_and_out_files_behave_as_documented() {
+    let dir = scratch("limit0");
+    let grid = generate::rooms(40, 30, 8, 1).unwrap();
+    let queries = generate::random_queries(&grid, 5, 2);
+    let (map, scen) = write_case(&dir, &grid, &queries);
+    let (code, stdout, stderr) = cuplan(&["solve", "--map", &map, "--scen", &scen, "--limit", "0"]);
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "only the summary: {stdout}");
+    let summary: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(summary["queries"], 0);
+
+    let out = dir.join("answers.jsonl");
+    std::fs::write(&out, "earlier run\n").unwrap();
+    let out_arg = out.display().to_string();
+    let (code, ..) = cuplan(&["solve", "--map", &map, "--scen", &map, "--out", &out_arg]);
+    assert_eq!(code, 2);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "earlier run\n");
+    let (code, ..) = cuplan(&["solve", "--map", &map, "--scen", &scen, "--out", &out_arg]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 5);
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with(".cuplan-out")),
+        "{names:?}"
+    );
+}
+
+/// A scenario whose queries name another map file gets one warning line, and is answered.
+#[test]
+fn a_scenario_for_another_map_name_is_warned_of() {
+    let dir = scratch("othermap");
+    let grid = generate::rooms(40, 30, 8, 1).unwrap();
+    let queries = generate::random_queries(&grid, 3, 2);
+    let (map, scen) = write_case(&dir, &grid, &queries);
+    let renamed = dir.join("renamed.map");
+    std::fs::copy(&map, &renamed).unwrap();
+    let renamed = renamed.display().to_string();
+    let (code, _, stderr) = cuplan(&["solve", "--map", &map, "--scen", &scen]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let (code, stdout, stderr) = cuplan(&["solve", "--map", &renamed, "--scen", &scen]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 4);
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "warning: {scen}: 3 of 3 queries (first on line 2) name map \"m.map\", not {renamed}"
+        )
+    );
+}
+
 #[test]
 fn exact_costs_are_printed_in_full() {
     let dir = scratch("exact");
