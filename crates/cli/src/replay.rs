@@ -21,6 +21,10 @@ use crate::output::{Destination, QueryRecord, Summary, Tally, emit};
 /// bytes per event, so a bigger file is almost surely the wrong file.
 const MAX_EVENTS_BYTES: u64 = 1 << 30;
 
+/// The longest events line read: an event is a few dozen bytes, and lines are read one at a
+/// time, so this bounds the memory a pipe (or `/dev/zero`) can make the reader take.
+const MAX_LINE_BYTES: u64 = 4096;
+
 /// Arguments of `cuplan replay`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -94,13 +98,20 @@ fn numbered_lines(
     let (mut number, mut total) = (0, 0);
     std::iter::from_fn(move || {
         let mut bytes = Vec::new();
-        match reader.read_until(b'\n', &mut bytes) {
+        match (&mut reader)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut bytes)
+        {
             Ok(0) => None,
             Ok(n) => {
                 number += 1;
                 total += n as u64;
                 if total > MAX_EVENTS_BYTES {
                     let limit = format!("events files are limited to {MAX_EVENTS_BYTES} bytes");
+                    return Some((number, Err(limit)));
+                }
+                if n as u64 > MAX_LINE_BYTES {
+                    let limit = format!("line longer than {MAX_LINE_BYTES} bytes");
                     return Some((number, Err(limit)));
                 }
                 let end = bytes.strip_suffix(b"\n").unwrap_or(&bytes);

@@ -733,7 +733,7 @@ fn bad_events_get_one_line_and_status_2() {
         .unwrap()
         .set_len((1 << 30) + 1)
         .unwrap();
-    let cases: [(&str, &[u8]); 18] = [
+    let cases: [(&str, &[u8]); 19] = [
         ("unknown key", b"\n\n{\"jump\":[1,1]}\n"),
         ("block arity", b"{\"block\":[1,2,3]}\n"),
         ("query arity", b"{\"query\":[0,0,3]}\n"),
@@ -758,12 +758,15 @@ fn bad_events_get_one_line_and_status_2() {
         ("not UTF-8", b"{\"block\":[0,0]}\n{\"free\":\xff}\n"),
         ("missing file", b""),
         ("too large", b""),
+        ("endless line", b""),
     ];
     let mut report = String::new();
     for (what, text) in cases {
         let events = match what {
             "missing file" => dir.join("nonexistent.jsonl"),
             "too large" => huge.clone(),
+            // A device: no size to check, no line end ever; read a line's worth, then refused.
+            "endless line" => std::path::PathBuf::from("/dev/zero"),
             _ => {
                 let p = dir.join(format!("{}.jsonl", what.replace(' ', "-")));
                 std::fs::write(&p, text).unwrap();
