@@ -27,7 +27,11 @@
 //! solver grows (CBS's constraint tree, LaCAM's configurations, PP's reservations, every
 //! single-agent search) are charged by estimate to the [`SolverConfig::memory_limit`]
 //! before they are allocated; the dense reservation table and the wavefront's stored planes
-//! get the remainder as their caps. PP plans agents in priority order with a space-time A* against a
+//! get the remainder as their caps. PP on the sparse low level needs an agent's map only
+//! while it plans that agent: when all maps would take more than half the budget it builds
+//! them 64 goals at a time in planning order (twice the BFS work for a length-ordered
+//! priority, which needs every length first); CBS and LaCAM read every map throughout, so
+//! for them maps over the budget are a memory limit. PP plans agents in priority order with a space-time A* against a
 //! sparse reservation table; CBS is ICBS with MDD-classified conflicts, bypassing, target
 //! reasoning and a cardinal-conflict-graph heuristic; LaCAM is LaCAM with PIBT (with the
 //! LaCAM3 swap emulation for corridors) as the configuration generator, complete.
@@ -343,6 +347,14 @@ fn solve_within_limits(
     budget.charge("the map graph", Graph::bytes_for(instance.grid()))?;
     let graph = Graph::new(instance.grid());
     let (starts, goals) = instance.vertex_ids(&graph);
+    // PP can build its maps a chunk at a time: it does when all of them would take more than
+    // half of what is left, leaving the search its room.
+    if solver == Solver::Pp
+        && config.low_level == LowLevel::Sparse
+        && map_bytes(instance.grid(), goals.len(), 2) > budget.remaining() / 2
+    {
+        return lazy_pp(instance, &graph, &starts, &goals, config, deadline, budget);
+    }
     // The wavefront low level reads u32 maps as its heuristic; everything else takes u16
     // where the distances fit.
     let wide = solver != Solver::Lacam && config.low_level == LowLevel::Wavefront;
@@ -372,28 +384,22 @@ fn solve_within_limits(
             budget,
         )?,
         Solver::Pp => {
-            let order = priority_order(config, &dist, &starts);
+            let order = priority_order(config, starts.len(), |a| dist.get(a, starts[a]));
             let planned = match config.low_level {
-                LowLevel::Sparse => {
-                    pp::prioritized(&graph, &dist, &starts, &goals, &order, deadline, budget)
-                }
+                LowLevel::Sparse => pp::prioritized(
+                    &graph,
+                    &mut dist.clone(),
+                    &starts,
+                    &goals,
+                    &order,
+                    deadline,
+                    budget,
+                ),
                 LowLevel::Wavefront => {
                     pp::prioritized_wavefront(&world()?, &dist, &starts, &goals, &order, budget)
                 }
-            }
-            .map(|paths| from_paths(&graph, paths));
-            match planned {
-                Ok(solution) => SolveOutcome::Solved(solution),
-                Err(pp::PpFailure::Halted(halt)) => return Err(halt),
-                Err(pp::PpFailure::Blocked { agent, rank, why }) => {
-                    SolveOutcome::NoSolution(format!(
-                        "prioritized planning failed: agent {agent} (planned {}th, order {}) {why} \
-                     around the {rank} agents planned before it",
-                        rank + 1,
-                        config.priority
-                    ))
-                }
-            }
+            };
+            pp_outcome(&graph, planned, config)?
         }
         Solver::Cbs => {
             let layered = match config.low_level {
@@ -410,6 +416,132 @@ fn solve_within_limits(
         }
     };
     Ok(outcome)
+}
+
+/// PP's plan as an outcome (its failure to plan is "no solution", its halts stay halts).
+fn pp_outcome(
+    graph: &Graph,
+    planned: Result<Vec<Vec<u32>>, pp::PpFailure>,
+    config: &SolverConfig,
+) -> Result<SolveOutcome, Halt> {
+    match planned {
+        Ok(paths) => Ok(SolveOutcome::Solved(from_paths(graph, paths))),
+        Err(pp::PpFailure::Halted(halt)) => Err(halt),
+        Err(pp::PpFailure::Blocked { agent, rank, why }) => Ok(SolveOutcome::NoSolution(format!(
+            "prioritized planning failed: agent {agent} (planned {}th, order {}) {why} \
+             around the {rank} agents planned before it",
+            rank + 1,
+            config.priority
+        ))),
+    }
+}
+
+/// Bytes of `agents` distance maps of `grid` at `width` bytes a cell.
+fn map_bytes(grid: &Grid, agents: usize, width: u64) -> u64 {
+    grid.cell_count() as u64 * agents as u64 * width
+}
+
+/// PP (sparse low level) when the distance maps of all agents do not fit the budget: each
+/// agent needs its map only while it is planned, so the maps are built [`DIST_CHUNK`] goals
+/// at a time in planning order and dropped after (a length-ordered priority builds them
+/// once more beforehand, for the lengths). Twice the BFS work, a chunk's memory.
+fn lazy_pp(
+    instance: &Instance,
+    graph: &Graph,
+    starts: &[u32],
+    goals: &[u32],
+    config: &SolverConfig,
+    deadline: Deadline,
+    mut budget: Budget,
+) -> Result<SolveOutcome, Halt> {
+    let grid = instance.grid();
+    // u32 where a distance might not fit u16 (more free cells than u16 distances).
+    let width = if grid.free_count() < 65_535 { 2 } else { 4 };
+    budget.charge(MAPS, map_bytes(grid, DIST_CHUNK.min(goals.len()), width))?;
+    let by_length = matches!(
+        config.priority,
+        PriorityOrder::ShortestFirst | PriorityOrder::LongestFirst
+    );
+    let mut lengths = vec![0; starts.len()];
+    if by_length {
+        for (first, chunk) in instance.goals().chunks(DIST_CHUNK).enumerate() {
+            let maps = distances(grid, chunk, false, deadline, &mut Budget::new(u64::MAX))?;
+            let dist = DistTable::new(&maps).ok_or_else(|| internal("maps not contiguous"))?;
+            for i in 0..chunk.len() {
+                let agent = first * DIST_CHUNK + i;
+                lengths[agent] = dist.get(i, starts[agent]);
+            }
+        }
+    }
+    let order = priority_order(config, starts.len(), |a| lengths[a]);
+    let mut maps = LazyMaps {
+        grid,
+        goals: instance.goals(),
+        order: &order,
+        deadline,
+        next: 0,
+        chunk: None,
+        slot: vec![usize::MAX; starts.len()],
+    };
+    let planned = pp::prioritized(graph, &mut maps, starts, goals, &order, deadline, budget);
+    pp_outcome(graph, planned, config)
+}
+
+/// Distance maps built [`DIST_CHUNK`] goals at a time in planning order (see [`lazy_pp`]);
+/// the caller charged one chunk to the budget.
+struct LazyMaps<'a> {
+    grid: &'a Grid,
+    goals: &'a [Cell],
+    order: &'a [usize],
+    deadline: Deadline,
+    /// Position in `order` of the next chunk.
+    next: usize,
+    chunk: Option<Distances>,
+    /// Agent -> its map's index in `chunk` (`usize::MAX`: not held).
+    slot: Vec<usize>,
+}
+
+impl pp::MapSource for LazyMaps<'_> {
+    fn map(&mut self, agent: usize) -> Result<util::MapView<'_>, Halt> {
+        if self.slot[agent] == usize::MAX {
+            self.build_next_chunk()?;
+        }
+        let chunk = self
+            .chunk
+            .as_ref()
+            .ok_or_else(|| internal("no chunk built"))?;
+        let slot = self.slot[agent];
+        if slot == usize::MAX {
+            return Err(internal("agents planned out of order"));
+        }
+        let dist = DistTable::new(chunk).ok_or_else(|| internal("maps not contiguous"))?;
+        Ok(dist.map(slot))
+    }
+}
+
+impl LazyMaps<'_> {
+    fn build_next_chunk(&mut self) -> Result<(), Halt> {
+        if let Some(old) = self.chunk.take() {
+            drop(old); // before the next chunk is allocated: one chunk is charged
+            let held = &self.order[self.next - DIST_CHUNK.min(self.next)..self.next];
+            held.iter().for_each(|&a| self.slot[a] = usize::MAX);
+        }
+        let agents = &self.order[self.next..(self.next + DIST_CHUNK).min(self.order.len())];
+        let goals: Vec<Cell> = agents.iter().map(|&a| self.goals[a]).collect();
+        let maps = distances(
+            self.grid,
+            &goals,
+            false,
+            self.deadline,
+            &mut Budget::new(u64::MAX),
+        )?;
+        for (i, &a) in agents.iter().enumerate() {
+            self.slot[a] = i;
+        }
+        self.next += agents.len();
+        self.chunk = Some(maps);
+        Ok(())
+    }
 }
 
 fn internal(reason: &str) -> Halt {
@@ -502,9 +634,13 @@ fn run_lacam(
     })
 }
 
-fn priority_order(config: &SolverConfig, dist: &DistTable, starts: &[u32]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..starts.len()).collect();
-    let length = |a: usize| dist.get(a, starts[a]);
+/// PP's planning order of `agents` agents; `length(a)` is agent `a`'s distance to its goal.
+fn priority_order(
+    config: &SolverConfig,
+    agents: usize,
+    length: impl Fn(usize) -> u32,
+) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..agents).collect();
     match config.priority {
         PriorityOrder::Given => {}
         PriorityOrder::ShortestFirst => order.sort_by_key(|&a| length(a)),

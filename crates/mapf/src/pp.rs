@@ -10,7 +10,7 @@ use crate::Limit;
 use crate::layered::World;
 use crate::limit::{Budget, Halt};
 use crate::lowlevel::{LowResult, Rules, space_time_astar};
-use crate::util::{Deadline, DistTable, FAR, FxHashMap, Graph, NONE};
+use crate::util::{Deadline, DistTable, FAR, FxHashMap, Graph, MapView, NONE};
 
 /// Sparse space-time reservations of the agents planned so far: vertex reservations, swaps
 /// ruled out through "who stood where", agents resting forever on their last cell.
@@ -123,10 +123,23 @@ impl From<Limit> for PpFailure {
 /// The reservations' own memory, as named in a [`Limit::Memory`].
 const TABLE: &str = "the PP reservation table";
 
+/// Where [`prioritized`] reads each agent's distance map: all built beforehand (a
+/// [`DistTable`]) or built a chunk at a time in planning order ([`crate::LazyMaps`]).
+pub(crate) trait MapSource {
+    /// The distance map of `agent`'s goal, built first if it is not held.
+    fn map(&mut self, agent: usize) -> Result<MapView<'_>, Halt>;
+}
+
+impl MapSource for DistTable<'_> {
+    fn map(&mut self, agent: usize) -> Result<MapView<'_>, Halt> {
+        Ok(DistTable::map(self, agent))
+    }
+}
+
 /// Plans the agents in `order`; returns paths in agent order.
 pub(crate) fn prioritized(
     graph: &Graph,
-    dist: &DistTable,
+    dist: &mut dyn MapSource,
     starts: &[u32],
     goals: &[u32],
     order: &[usize],
@@ -151,11 +164,12 @@ pub(crate) fn prioritized(
                 why: "has its goal taken",
             });
         }
+        let h = dist.map(agent).map_err(PpFailure::Halted)?;
         match space_time_astar(
             graph,
             starts[agent],
             goals[agent],
-            dist.map(agent),
+            h,
             &rules,
             deadline,
             &budget,

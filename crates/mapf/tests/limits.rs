@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cuplan_grid::{Cell, Grid};
-use cuplan_mapf::{Instance, Limit, LowLevel, SolveOutcome, Solver, SolverConfig, solve};
+use cuplan_mapf::{
+    DEFAULT_MEMORY_LIMIT, Instance, Limit, LowLevel, SolveOutcome, Solver, SolverConfig, solve,
+};
 
 /// Bytes of the map graph and the `u16` distance maps of `instance`: what every solve
 /// charges before its search starts (17 bytes a cell, and 2 bytes a cell per agent).
@@ -179,4 +181,30 @@ fn paths_longer_than_u16_distances_use_u32_maps() {
     };
     assert_eq!(solution.validate(&instance), Ok(()));
     assert_eq!(solution.soc(), expected);
+}
+
+#[test]
+fn pp_builds_its_maps_a_chunk_at_a_time_when_they_do_not_fit() {
+    let instance = (0..)
+        .find_map(|seed| common::random_instance(48, 48, 5, 200, seed))
+        .unwrap();
+    let cells = instance.grid().cell_count() as u64;
+    // The graph, one chunk of 64 maps and room for the search; not all 200 maps.
+    let budget = cells * 17 + 64 * cells * 2 + (300 << 10);
+    assert!(budget < fixed_bytes(&instance));
+    let lacam = solve(&instance, Solver::Lacam, &with_memory(budget)).unwrap();
+    assert_eq!(memory_limit_what(lacam), "the distance maps");
+    for priority in cuplan_mapf::PriorityOrder::ALL {
+        let config = |memory_limit| SolverConfig {
+            priority,
+            seed: 7,
+            ..with_memory(memory_limit)
+        };
+        let eager = solve(&instance, Solver::Pp, &config(DEFAULT_MEMORY_LIMIT)).unwrap();
+        let lazy = solve(&instance, Solver::Pp, &config(budget)).unwrap();
+        assert_eq!(lazy, eager, "{priority}");
+        if let SolveOutcome::Solved(solution) = lazy {
+            assert_eq!(solution.validate(&instance), Ok(()));
+        }
+    }
 }
