@@ -1,11 +1,6 @@
 //! The memory budget of the commands that hold per-goal or per-agent tables (`batch`,
 //! `mapf`): `--memory-limit SIZE`, with a default derived from the memory available.
 
-#![allow(
-    dead_code,
-    reason = "the --memory-limit options of batch and mapf come next"
-)]
-
 use std::str::FromStr;
 
 /// The default budget's ceiling: every Moving AI scenario file runs within it.
@@ -27,10 +22,6 @@ impl MemoryLimit {
     }
 
     /// The budget given on the command line, or the default.
-    #[allow(
-        dead_code,
-        reason = "the --memory-limit options of batch and mapf come next"
-    )]
     pub(crate) fn or_default(given: Option<MemoryLimit>) -> MemoryLimit {
         given.unwrap_or_else(MemoryLimit::default_for_this_machine)
     }

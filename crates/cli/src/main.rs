@@ -2,11 +2,12 @@
 //! events, run MAPF solvers.
 //!
 //! Every command reads Moving AI files, writes JSON (Lines) results and, on bad input, prints
-//! one line to stderr and exits with status 2. `cuplan mapf` exits 1 when no solution was found
-//! within its limits. `cuplan replay` reads a JSON Lines events file (`{"block":[x,y]}`,
-//! `{"free":[x,y]}`, `{"query":[sx,sy,gx,gy]}`, one per line), applies the changes between two
-//! queries as one tick through `Planner::update_grid` and answers each query on the map as it
-//! stands then, with the same output as `solve`.
+//! one line to stderr and exits with status 2. `cuplan mapf` exits 1 when the solver ran to
+//! the end without a solution, and 3 when its `--time-limit` or `--memory-limit` was reached
+//! first (never reported as "no solution"). `cuplan replay` reads a JSON Lines events file
+//! (`{"block":[x,y]}`, `{"free":[x,y]}`, `{"query":[sx,sy,gx,gy]}`, one per line), applies the
+//! changes between two queries as one tick through `Planner::update_grid` and answers each
+//! query on the map as it stands then, with the same output as `solve`.
 
 #![forbid(unsafe_code)]
 

@@ -3,10 +3,12 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use cuplan::mapf::{Instance, LowLevel, SolveOutcome, Solver, SolverConfig, solve};
+use cuplan::mapf::{Instance, Limit, LowLevel, SolveOutcome, Solver, SolverConfig, solve};
 use serde::Serialize;
 
 use crate::Failure;
+use crate::budget::MemoryLimit;
+use crate::output::Destination;
 
 /// Arguments of `cuplan mapf`.
 #[derive(Debug, clap::Args)]
@@ -17,13 +19,14 @@ pub(crate) struct Args {
     /// The MAPF `.scen` file; agent i takes query line i.
     #[arg(long)]
     scen: PathBuf,
-    /// Number of agents (the first K lines).
+    /// Number of agents (the first K lines; at least 1).
     #[arg(long, value_name = "K")]
     agents: usize,
     /// The solver: pp, cbs or lacam.
     #[arg(long, default_value = "lacam")]
     solver: String,
-    /// Give up after this many seconds.
+    /// Give up after this many seconds (exit status 3); values too large for the clock
+    /// (1e20, inf) mean no limit.
     #[arg(
         long,
         value_name = "SEC",
@@ -35,12 +38,28 @@ pub(crate) struct Args {
     /// reservation table and the space-time wavefront of the crates below).
     #[arg(long, default_value = "sparse")]
     low_level: String,
+    /// Memory budget of the solver (distance maps, search trees, reservations), e.g. 512MiB
+    /// or 2GiB; reaching it is exit status 3. Default: half the available memory, at most
+    /// 2 GiB.
+    #[arg(long, value_name = "SIZE")]
+    memory_limit: Option<MemoryLimit>,
     /// Seed for every random choice (results are deterministic for a seed).
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Write the solution JSON here instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+}
+
+/// `--time-limit` as a duration: positive seconds; a value too large for a `Duration`
+/// (`1e20`, `inf`) is no limit at all, `Duration::MAX`.
+fn time_limit(seconds: f64) -> Result<Duration, Failure> {
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(Failure::bad_input(format!(
+            "--time-limit must be a positive number of seconds, got {seconds}"
+        )));
+    }
+    Ok(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 #[derive(Debug, Serialize)]
@@ -57,20 +76,22 @@ struct Report {
 }
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
+    let out = Destination::prepare(args.out.as_deref())?;
     let solver: Solver = args.solver.parse().map_err(Failure::bad_input)?;
     let low_level: LowLevel = args.low_level.parse().map_err(Failure::bad_input)?;
-    if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
-        return Err(Failure::bad_input(format!(
-            "--time-limit must be a positive number of seconds, got {}",
-            args.time_limit
-        )));
+    let time_limit = time_limit(args.time_limit)?;
+    if args.agents == 0 {
+        return Err(Failure::bad_input(
+            "--agents must be at least 1 (an instance without agents has nothing to solve)",
+        ));
     }
     let instance =
         Instance::from_moving_ai(&args.map, &args.scen, args.agents).map_err(Failure::bad_input)?;
     let config = SolverConfig {
-        time_limit: Duration::from_secs_f64(args.time_limit),
+        time_limit,
         seed: args.seed,
         low_level,
+        memory_limit: MemoryLimit::or_default(args.memory_limit).bytes(),
         ..SolverConfig::default()
     };
     let started = Instant::now();
@@ -78,10 +99,13 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let runtime_s = started.elapsed().as_secs_f64();
     let solution = match outcome {
         SolveOutcome::Solved(s) => s,
-        SolveOutcome::TimedOut => {
+        SolveOutcome::LimitReached(limit) => {
+            let option = match limit {
+                Limit::Time { .. } => "--time-limit",
+                _ => "--memory-limit",
+            };
             return Err(Failure::limit(format!(
-                "{solver}: time limit of {} s reached before a solution was found",
-                args.time_limit
+                "{solver}: {limit} before a solution was found (a larger {option} may find one)"
             )));
         }
         SolveOutcome::NoSolution(why) => {
@@ -103,14 +127,8 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
             .map(|p| p.iter().map(|c| [c.x, c.y]).collect())
             .collect(),
     };
-    let text = serde_json::to_string(&report).map_err(Failure::io)?;
-    match &args.out {
-        Some(p) => {
-            std::fs::write(p, text + "\n").map_err(|e| Failure::io(format!("{}: {e}", p.display())))
-        }
-        None => {
-            println!("{text}");
-            Ok(())
-        }
-    }
+    out.write_with(|w| {
+        serde_json::to_writer(&mut *w, &report)?;
+        w.write_all(b"\n")
+    })
 }

@@ -302,6 +302,66 @@ fn bad_input_gets_one_line_and_status_2() {
                 "-1",
             ],
         ),
+        (
+            "NaN time limit",
+            vec![
+                "mapf",
+                "--map",
+                &map,
+                "--scen",
+                &scen,
+                "--agents",
+                "1",
+                "--time-limit",
+                "NaN",
+            ],
+        ),
+        (
+            "zero time limit",
+            vec![
+                "mapf",
+                "--map",
+                &map,
+                "--scen",
+                &scen,
+                "--agents",
+                "1",
+                "--time-limit",
+                "0",
+            ],
+        ),
+        (
+            "zero agents",
+            vec!["mapf", "--map", &map, "--scen", &scen, "--agents", "0"],
+        ),
+        (
+            "memory limit not a size",
+            vec![
+                "mapf",
+                "--map",
+                &map,
+                "--scen",
+                &scen,
+                "--agents",
+                "1",
+                "--memory-limit",
+                "lots",
+            ],
+        ),
+        (
+            "memory limit too small",
+            vec![
+                "mapf",
+                "--map",
+                &map,
+                "--scen",
+                &scen,
+                "--agents",
+                "1",
+                "--memory-limit",
+                "1K",
+            ],
+        ),
     ];
     let mut report = String::new();
     for (what, args) in cases {
@@ -519,6 +579,100 @@ fn a_scenario_for_another_map_name_is_warned_of() {
             "warning: {scen}: 3 of 3 queries (first on line 2) name map \"m.map\", not {renamed}"
         )
     );
+}
+
+/// `cuplan mapf` with `extra` options on `grid` and `agents` as `(start, goal)`.
+fn mapf(dir: &Path, grid: &Grid, agents: &[(Cell, Cell)], extra: &[&str]) -> (i32, String) {
+    let (map, scen) = write_case(dir, grid, agents);
+    let count = agents.len().to_string();
+    let mut args = vec!["mapf", "--map", &map, "--scen", &scen, "--agents", &count];
+    args.extend_from_slice(extra);
+    let (code, _, stderr) = cuplan(&args);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (code, stderr)
+}
+
+/// Every limit is exit status 3 with one line naming it, never "no solution" (1).
+#[test]
+fn mapf_limits_get_one_line_naming_them_and_status_3() {
+    let dir = scratch("mapf-limits");
+    // Two agents swapping ends of a corridor: unsolvable, and CBS cannot prove it.
+    let corridor = Grid::open(6, 1).unwrap();
+    let swap = [
+        (Cell::new(0, 0), Cell::new(5, 0)),
+        (Cell::new(5, 0), Cell::new(0, 0)),
+    ];
+    let cbs = ["--solver", "cbs"];
+    let (code, stderr) = mapf(
+        &dir,
+        &corridor,
+        &swap,
+        &[&cbs[..], &["--memory-limit", "1MiB"]].concat(),
+    );
+    assert_eq!(code, 3, "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cbs: memory limit of 1048576 bytes"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the CBS constraint tree"), "{stderr}");
+    let (code, stderr) = mapf(
+        &dir,
+        &corridor,
+        &swap,
+        &[&cbs[..], &["--time-limit", "0.2"]].concat(),
+    );
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("cbs: time limit of 0.2 s reached"),
+        "{stderr}"
+    );
+    // LaCAM proves it: that is "no solution", status 1.
+    let (code, stderr) = mapf(&dir, &corridor, &swap, &["--solver", "lacam"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("no solution"), "{stderr}");
+    // The layered PP crossing an open map: its reservation table over the budget is a limit,
+    // and a larger budget solves it.
+    let open = Grid::open(128, 128).unwrap();
+    let crossing = [(Cell::new(0, 0), Cell::new(127, 127))];
+    let layered = ["--solver", "pp", "--low-level", "wavefront"];
+    let (code, stderr) = mapf(
+        &dir,
+        &open,
+        &crossing,
+        &[&layered[..], &["--memory-limit", "2MiB"]].concat(),
+    );
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("the PP reservation table"), "{stderr}");
+    let (code, stderr) = mapf(
+        &dir,
+        &open,
+        &crossing,
+        &[&layered[..], &["--memory-limit", "64MiB"]].concat(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// A time limit too large for the clock is no limit, not a panic.
+#[test]
+fn mapf_huge_time_limits_mean_no_limit() {
+    let dir = scratch("mapf-huge");
+    let grid = Grid::open(8, 8).unwrap();
+    let agents = [
+        (Cell::new(0, 0), Cell::new(7, 7)),
+        (Cell::new(7, 0), Cell::new(0, 7)),
+    ];
+    for limit in ["1e20", "inf", "1.8e308"] {
+        for solver in ["pp", "cbs", "lacam"] {
+            let (code, stderr) = mapf(
+                &dir,
+                &grid,
+                &agents,
+                &["--solver", solver, "--time-limit", limit],
+            );
+            assert_eq!(code, 0, "{solver} {limit}: {stderr}");
+        }
+    }
 }
 
 #[test]

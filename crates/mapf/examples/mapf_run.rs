@@ -45,7 +45,9 @@ fn main() -> anyhow::Result<()> {
         SolveOutcome::NoSolution(why) => {
             println!("{map} {solver} k={k} no-solution {runtime:.3}s: {why}")
         }
-        SolveOutcome::TimedOut => println!("{map} {solver} k={k} timeout {runtime:.3}s"),
+        SolveOutcome::LimitReached(limit) => {
+            println!("{map} {solver} k={k} limit {runtime:.3}s: {limit}")
+        }
     }
     Ok(())
 }

@@ -30,15 +30,22 @@ use std::collections::BinaryHeap;
 use cuplan_reservations::Constraints;
 use cuplan_wavefront::{SpaceTimeResult, space_time_search};
 
-use crate::layered::{World, max_finite};
+use crate::layered::World;
+use crate::limit::{Budget, Halt};
 use crate::lowlevel::{LowResult, Rules, space_time_astar};
 use crate::util::{Deadline, DistTable, FxHashMap, FxHashSet, Graph, NONE, drop_in_background};
 
 pub(crate) enum CbsResult {
     Solved(Vec<Vec<u32>>),
+    /// The constraint tree was exhausted: a proof.
     NoSolution,
-    TimedOut,
+    Halted(Halt),
 }
+
+/// The constraint tree's memory (nodes, path and MDD arenas, the open list), as named in a
+/// [`crate::Limit::Memory`]. CBS cannot prove most unsolvable instances (two agents swapping in a
+/// corridor grow the tree forever), so this bound, like the time limit, is what ends them.
+const TREE: &str = "the CBS constraint tree";
 
 /// "Agent may not be on `v` at `t`" (`from == NONE`), "may not move `from -> v` arriving at
 /// `t`", or a length constraint on the agent whose goal is `v` (`from` = [`AT_MOST`]: it
@@ -289,6 +296,8 @@ struct Cbs<'a> {
     nodes: Vec<CtNode>,
     path_store: Vec<Vec<u32>>,
     mdd_store: Vec<Mdd>,
+    /// What the tree may still take.
+    budget: Budget,
     /// The layered low level, when chosen.
     wavefront: Option<Wavefront<'a>>,
 }
@@ -300,15 +309,13 @@ struct Wavefront<'a> {
     max_dist: Vec<u32>,
 }
 
-/// Low-level failure modes that stop the whole search.
-struct Stop;
-
 pub(crate) fn cbs(
     graph: &Graph,
     dist: &DistTable,
     starts: &[u32],
     goals: &[u32],
     deadline: Deadline,
+    budget: Budget,
     wavefront: Option<World<'_>>,
 ) -> CbsResult {
     let mut goal_owner = vec![NONE; graph.len()];
@@ -325,15 +332,18 @@ pub(crate) fn cbs(
         nodes: Vec::new(),
         path_store: Vec::new(),
         mdd_store: Vec::new(),
+        budget,
         wavefront: wavefront.map(|world| Wavefront {
             world,
-            max_dist: (0..starts.len()).map(|a| max_finite(dist.map(a))).collect(),
+            max_dist: (0..starts.len())
+                .map(|a| dist.map(a).max_finite())
+                .collect(),
         }),
     };
     let result = match search.run() {
         Ok(Some(paths)) => CbsResult::Solved(paths),
         Ok(None) => CbsResult::NoSolution,
-        Err(Stop) => CbsResult::TimedOut,
+        Err(halt) => CbsResult::Halted(halt),
     };
     let garbage = (search.nodes, search.path_store, search.mdd_store);
     drop_in_background(garbage);
@@ -341,14 +351,12 @@ pub(crate) fn cbs(
 }
 
 impl Cbs<'_> {
-    fn run(&mut self) -> Result<Option<Vec<Vec<u32>>>, Stop> {
+    fn run(&mut self) -> Result<Option<Vec<Vec<u32>>>, Halt> {
         let n = self.starts.len();
         let mut planned: Vec<Vec<u32>> = Vec::with_capacity(n);
         let mut avoid = Avoid::empty();
         for agent in 0..n {
-            if self.deadline.passed() {
-                return Err(Stop);
-            }
+            self.check_time()?;
             let rules = self.rules_from(&[], agent, Some(&avoid));
             let Some(path) = self.low_level(agent, &rules, &[])? else {
                 return Ok(None);
@@ -356,7 +364,10 @@ impl Cbs<'_> {
             avoid.add(agent, &path);
             planned.push(path);
         }
-        let paths: Vec<u32> = planned.into_iter().map(|p| self.store_path(p)).collect();
+        let paths = planned
+            .into_iter()
+            .map(|p| self.store_path(p))
+            .collect::<Result<Vec<u32>, Halt>>()?;
         let mut root = CtNode {
             parent: NONE,
             constraint: None,
@@ -368,13 +379,11 @@ impl Cbs<'_> {
             chosen: None,
         };
         self.evaluate(&mut root, &[])?;
-        self.nodes.push(root);
+        self.push_node(root)?;
         let mut open = BinaryHeap::new();
         open.push(self.entry(0));
         while let Some((_, _, Reverse(id))) = open.pop() {
-            if self.deadline.passed() {
-                return Err(Stop);
-            }
+            self.check_time()?;
             let Some(conflict) = self.nodes[id as usize].chosen else {
                 let node = &self.nodes[id as usize];
                 let paths = node
@@ -407,12 +416,29 @@ impl Cbs<'_> {
                 continue;
             }
             for child in children {
-                let cid = self.nodes.len() as u32;
-                self.nodes.push(child);
+                let cid = self.push_node(child)?;
                 open.push(self.entry(cid));
             }
         }
         Ok(None)
+    }
+
+    /// `Err` once the deadline has passed.
+    fn check_time(&self) -> Result<(), Halt> {
+        if self.deadline.passed() {
+            return Err(self.deadline.reached().into());
+        }
+        Ok(())
+    }
+
+    /// Adds a node (and its open-list entry) to the tree, within the budget.
+    fn push_node(&mut self, node: CtNode) -> Result<u32, Halt> {
+        let bytes = std::mem::size_of::<CtNode>()
+            + (node.paths.len() + node.mdds.len()) * 4
+            + std::mem::size_of::<(Reverse<u64>, Reverse<usize>, Reverse<u32>)>();
+        self.budget.charge(TREE, bytes as u64)?;
+        self.nodes.push(node);
+        Ok((self.nodes.len() - 1) as u32)
     }
 
     fn entry(&self, id: u32) -> (Reverse<u64>, Reverse<usize>, Reverse<u32>) {
@@ -427,7 +453,7 @@ impl Cbs<'_> {
         parent: u32,
         constraint: Constraint,
         agent: usize,
-    ) -> Result<Option<CtNode>, Stop> {
+    ) -> Result<Option<CtNode>, Halt> {
         let mut all = self.all_constraints(parent, None);
         all.push(constraint);
         let views = self.views(&self.nodes[parent as usize].paths);
@@ -436,7 +462,7 @@ impl Cbs<'_> {
         let Some(path) = self.low_level(agent, &rules, &all)? else {
             return Ok(None);
         };
-        let path = self.store_path(path);
+        let path = self.store_path(path)?;
         let p = &self.nodes[parent as usize];
         let mut paths = p.paths.clone();
         let mut mdds = p.mdds.clone();
@@ -511,9 +537,13 @@ impl Cbs<'_> {
         rules
     }
 
-    fn store_path(&mut self, path: Vec<u32>) -> u32 {
+    fn store_path(&mut self, path: Vec<u32>) -> Result<u32, Halt> {
+        self.budget.charge(
+            TREE,
+            (path.len() * 4 + std::mem::size_of::<Vec<u32>>()) as u64,
+        )?;
         self.path_store.push(path);
-        (self.path_store.len() - 1) as u32
+        Ok((self.path_store.len() - 1) as u32)
     }
 
     fn views(&self, ids: &[u32]) -> Vec<&[u32]> {
@@ -541,7 +571,7 @@ impl Cbs<'_> {
         agent: usize,
         rules: &AgentRules<'_>,
         all: &[Constraint],
-    ) -> Result<Option<Vec<u32>>, Stop> {
+    ) -> Result<Option<Vec<u32>>, Halt> {
         if let Some(wavefront) = &self.wavefront {
             return self.low_level_wavefront(wavefront, agent, all);
         }
@@ -553,10 +583,11 @@ impl Cbs<'_> {
             map,
             rules,
             self.deadline,
+            &self.budget,
         ) {
             LowResult::Found(p) => Ok(Some(p)),
             LowResult::NoPath => Ok(None),
-            LowResult::TimedOut => Err(Stop),
+            LowResult::Stopped(limit) => Err(limit.into()),
         }
     }
 
@@ -565,7 +596,7 @@ impl Cbs<'_> {
         wavefront: &Wavefront<'_>,
         agent: usize,
         all: &[Constraint],
-    ) -> Result<Option<Vec<u32>>, Stop> {
+    ) -> Result<Option<Vec<u32>>, Halt> {
         let world = &wavefront.world;
         let cell = |v| world.graph.cell(v);
         let mut constraints = Constraints::new();
@@ -578,7 +609,7 @@ impl Cbs<'_> {
                 // Conflicts only produce adjacent moves, so this cannot fail.
                 constraints
                     .add_edge(cell(c.from), cell(c.v), c.t)
-                    .map_err(|_| Stop)?;
+                    .map_err(|e| Halt::Error(e.into()))?;
             }
         }
         // After `last` nothing depends on time: any path arrives within the goal's largest
@@ -586,21 +617,25 @@ impl Cbs<'_> {
         let horizon = last
             .saturating_add(2)
             .saturating_add(wavefront.max_dist[agent]);
-        let query = world
+        let mut query = world
             .query(agent, self.starts[agent], self.goals[agent])
             .with_constraints(&constraints)
             .with_horizon(horizon);
+        query.max_bytes = self.budget.remaining().into();
         match space_time_search(world.grid, &query) {
             Ok(SpaceTimeResult::Found(path)) => Ok(Some(world.ids(&path))),
             Ok(SpaceTimeResult::HorizonExceeded | SpaceTimeResult::Unreachable) => Ok(None),
-            // A wavefront error (its memory cap) ends the search like a time-out: reporting
-            // "no solution" would be a false proof.
-            Ok(SpaceTimeResult::TimedOut) | Err(_) => Err(Stop),
+            Ok(SpaceTimeResult::TimedOut) => Err(self.deadline.reached().into()),
+            // Its memory cap is the budget's remainder: a limit, never a false "no path".
+            Err(cuplan_wavefront::WavefrontError::TooLarge { what, bytes, .. }) => {
+                Err(self.budget.refused(what, bytes).into())
+            }
+            Err(other) => Err(Halt::Error(other.into())),
         }
     }
 
     /// Cost, conflicts, their classes, the conflict to split and the heuristic of a node.
-    fn evaluate(&mut self, node: &mut CtNode, all: &[Constraint]) -> Result<(), Stop> {
+    fn evaluate(&mut self, node: &mut CtNode, all: &[Constraint]) -> Result<(), Halt> {
         let views = self.views(&node.paths);
         node.cost = views.iter().map(|p| (p.len() - 1) as u64).sum();
         let conflicts = self.find_conflicts(&views);
@@ -610,8 +645,8 @@ impl Cbs<'_> {
         let mut best: Option<(Class, Conflict)> = None;
         let mut cardinal_edges = Vec::new();
         for (i, c) in conflicts.into_iter().enumerate() {
-            if i % 16 == 15 && self.deadline.passed() {
-                return Err(Stop);
+            if i % 16 == 15 {
+                self.check_time()?;
             }
             let forced_a = self.forced(node, all, c.a as usize, &c, true)?;
             let forced_b = self.forced(node, all, c.b as usize, &c, false)?;
@@ -641,11 +676,13 @@ impl Cbs<'_> {
         agent: usize,
         c: &Conflict,
         is_a: bool,
-    ) -> Result<bool, Stop> {
+    ) -> Result<bool, Halt> {
         if node.mdds[agent] == NONE {
             let cost = (self.path_store[node.paths[agent] as usize].len() - 1) as u32;
             let rules = self.rules_from(all, agent, None);
             let mdd = self.build_mdd(agent, cost, &rules)?;
+            let bytes = mdd.single.len() * 4 + std::mem::size_of::<Mdd>();
+            self.budget.charge(TREE, bytes as u64)?;
             self.mdd_store.push(mdd);
             node.mdds[agent] = (self.mdd_store.len() - 1) as u32;
         }
@@ -659,20 +696,20 @@ impl Cbs<'_> {
         })
     }
 
-    fn build_mdd(&self, agent: usize, cost: u32, rules: &AgentRules<'_>) -> Result<Mdd, Stop> {
+    fn build_mdd(&self, agent: usize, cost: u32, rules: &AgentRules<'_>) -> Result<Mdd, Halt> {
         let h = self.dist.map(agent);
         let goal = self.goals[agent];
         let mut levels: Vec<Vec<u32>> = vec![vec![self.starts[agent]]];
         let mut seen: FxHashSet<u32> = FxHashSet::default();
         for t in 1..=cost {
-            if t.is_multiple_of(64) && self.deadline.passed() {
-                return Err(Stop);
+            if t.is_multiple_of(64) {
+                self.check_time()?;
             }
             seen.clear();
             let mut next = Vec::new();
             for &v in &levels[t as usize - 1] {
                 for u in self.graph.neighbours(v).chain(std::iter::once(v)) {
-                    if t + h[u as usize] <= cost
+                    if t + h.at(u) <= cost
                         && (t < cost || u == goal)
                         && !rules.vertex_blocked(u, t)
                         && !rules.edge_blocked(v, u, t)

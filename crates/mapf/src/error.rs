@@ -4,7 +4,7 @@ use cuplan_grid::{Cell, GridError};
 
 /// Why an instance (or a solver call) was refused. A search that finds nothing is not an
 /// error: it is [`SolveOutcome::NoSolution`](crate::SolveOutcome::NoSolution) or
-/// [`SolveOutcome::TimedOut`](crate::SolveOutcome::TimedOut).
+/// [`SolveOutcome::LimitReached`](crate::SolveOutcome::LimitReached).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MapfError {

@@ -8,7 +8,13 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use crate::Limit;
+use crate::limit::Budget;
 use crate::util::{Deadline, DistTable, FxHashMap, Graph, NONE, Rng, drop_in_background};
+
+/// LaCAM's search memory (configurations, their priorities and orders, the explored table,
+/// the constraint arena), as named in a [`Limit::Memory`].
+const SEARCH: &str = "the LaCAM search";
 
 /// Low-level node: "agent `who` moves to `loc`" plus every constraint of its ancestors, one
 /// per agent of the high-level node's order up to `depth`. Kept in one arena per search and
@@ -37,8 +43,19 @@ pub(crate) enum LacamResult {
     Solved(Vec<Arc<[u32]>>),
     /// The whole configuration space reachable from the start was explored.
     NoSolution,
-    TimedOut,
+    /// The deadline passed or the search would outgrow the budget first.
+    Limit(Limit),
 }
+
+/// Estimated bytes of a high-level node of `agents` agents: its configuration, priorities
+/// and order (4 bytes an agent each), the node itself, its entry in the explored table (key,
+/// id, control byte and slack) and its slot on the open stack.
+fn node_bytes(agents: usize) -> u64 {
+    (12 * agents + std::mem::size_of::<HighNode>() + 32 + 4) as u64
+}
+
+/// Estimated bytes of one low-level constraint: its arena slot and its queue entry.
+const CONSTRAINT_BYTES: u64 = (std::mem::size_of::<Constraint>() + 4) as u64;
 
 pub(crate) fn lacam(
     graph: &Graph,
@@ -47,6 +64,7 @@ pub(crate) fn lacam(
     goals: &[u32],
     seed: u64,
     deadline: Deadline,
+    mut budget: Budget,
 ) -> LacamResult {
     let mut rng = Rng::new(seed);
     let mut pibt = Pibt::new(graph, dist, goals, seed.wrapping_add(1));
@@ -59,6 +77,9 @@ pub(crate) fn lacam(
         depth: 0,
     }];
     let mut chain = Vec::new();
+    if let Err(limit) = budget.charge(SEARCH, node_bytes(starts.len())) {
+        return LacamResult::Limit(limit);
+    }
     let root = new_node(Arc::from(starts), NONE, None, dist, goals);
     explored.insert(root.config.clone(), 0);
     nodes.push(root);
@@ -68,7 +89,7 @@ pub(crate) fn lacam(
         while let Some(&top) = open.last() {
             iterations += 1;
             if iterations.is_multiple_of(32) && deadline.passed() {
-                break 'search LacamResult::TimedOut;
+                break 'search LacamResult::Limit(deadline.reached());
             }
             let node = &mut nodes[top as usize];
             if *node.config == *goals {
@@ -78,7 +99,12 @@ pub(crate) fn lacam(
                 open.pop();
                 continue;
             };
+            let before = constraints.len();
             expand_constraint(node, constraint, &mut constraints, graph, &mut rng);
+            let added = (constraints.len() - before) as u64;
+            if let Err(limit) = budget.charge(SEARCH, added * CONSTRAINT_BYTES) {
+                break 'search LacamResult::Limit(limit);
+            }
             chain.clear();
             let mut c = constraint;
             while c != ROOT_CONSTRAINT {
@@ -91,8 +117,14 @@ pub(crate) fn lacam(
                 continue;
             };
             if let Some(&known) = explored.get(&*next) {
+                if let Err(limit) = budget.charge(SEARCH, 4) {
+                    break 'search LacamResult::Limit(limit);
+                }
                 open.push(known);
                 continue;
+            }
+            if let Err(limit) = budget.charge(SEARCH, node_bytes(next.len())) {
+                break 'search LacamResult::Limit(limit);
             }
             let config: Arc<[u32]> = Arc::from(next);
             let id = nodes.len() as u32;

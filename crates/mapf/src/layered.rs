@@ -5,7 +5,7 @@
 use cuplan_grid::Grid;
 use cuplan_wavefront::{DistanceMaps, SpaceTimeQuery, TimedPath};
 
-use crate::util::{DIST_CHUNK, Deadline, FAR, Graph};
+use crate::util::{DIST_CHUNK, Deadline, Graph};
 
 /// What a wavefront search needs besides the query: the grid, the solvers' graph (for id ↔
 /// cell), the distance maps built by [`crate::solve`] and the deadline.
@@ -47,11 +47,4 @@ impl<'a> World<'a> {
     pub(crate) fn ids(&self, path: &TimedPath) -> Vec<u32> {
         path.cells.iter().map(|&c| self.graph.id(c)).collect()
     }
-}
-
-/// The largest finite distance in a distance map: from any cell of the goal's component the
-/// goal is at most this far, which bounds how long a path may need once the rules stop
-/// depending on time.
-pub(crate) fn max_finite(map: &[u32]) -> u32 {
-    map.iter().copied().filter(|&d| d != FAR).max().unwrap_or(0)
 }

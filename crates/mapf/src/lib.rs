@@ -14,11 +14,24 @@
 //!   [`Violation`], O(cells + total path length)).
 //! - [`solve`] with a [`Solver`]: [`Solver::Pp`] (prioritized planning, incomplete),
 //!   [`Solver::Cbs`] (optimal sum of costs), [`Solver::Lacam`] (complete, suboptimal, for
-//!   thousands of agents); [`SolverConfig`] sets the time limit, seed and PP priority order.
+//!   thousands of agents); [`SolverConfig`] sets the time and memory limits, seed and PP
+//!   priority order. A limit reached is [`SolveOutcome::LimitReached`] with its [`Limit`]
+//!   (time, or memory naming the structure that would have outgrown the budget), never
+//!   [`SolveOutcome::NoSolution`].
 //!
 //! **How**: every solver reads exact distance-to-goal maps from
-//! [`cuplan_wavefront::distance_maps`], built once per call in chunks of 64 goals with the
-//! deadline checked between chunks. PP plans agents in priority order with a space-time A* against a
+//! [`cuplan_wavefront::distance_maps_u16`] (`u16`, 2 bytes a cell and agent; `u32` where a
+//! distance exceeds 65,534 and for the wavefront low level, whose heuristic reads `u32`),
+//! one per agent (goals are distinct, so none is shared), built once per call in chunks of
+//! 64 goals with the deadline checked between chunks. The graph, the maps and what each
+//! solver grows (CBS's constraint tree, LaCAM's configurations, PP's reservations, every
+//! single-agent search) are charged by estimate to the [`SolverConfig::memory_limit`]
+//! before they are allocated; the dense reservation table and the wavefront's stored planes
+//! get the remainder as their caps. PP on the sparse low level needs an agent's map only
+//! while it plans that agent: when all maps would take more than half the budget it builds
+//! them 64 goals at a time in planning order (twice the BFS work for a length-ordered
+//! priority, which needs every length first); CBS and LaCAM read every map throughout, so
+//! for them maps over the budget are a memory limit. PP plans agents in priority order with a space-time A* against a
 //! sparse reservation table; CBS is ICBS with MDD-classified conflicts, bypassing, target
 //! reasoning and a cardinal-conflict-graph heuristic; LaCAM is LaCAM with PIBT (with the
 //! LaCAM3 swap emulation for corridors) as the configuration generator, complete.
@@ -41,13 +54,16 @@
 //! **Invariants**: solvers only see valid [`Instance`]s; every [`SolveOutcome::Solved`]
 //! solution passes [`Solution::validate`] and ends each path at the first time its agent
 //! reaches its goal for good; runs are deterministic for a given seed; the time limit is
-//! checked inside every long loop, the single-agent searches included.
+//! checked inside every long loop, the single-agent searches included; a limit is never
+//! reported as "no solution" (CBS cannot prove most unsolvable instances, such as two agents
+//! swapping in a corridor: its memory limit is what ends them, LaCAM proves them).
 //!
 //! **Tests** live in `crates/mapf/tests/`: the validator against hand-built violations, every
 //! solver on random instances (proptest) and on `../shared/data/mapf` when present, CBS
 //! against an exhaustive joint-space search, and instance errors; `wavefront_low_level.rs`
 //! runs PP and CBS on [`LowLevel::Wavefront`] (CBS against the oracle and the sparse low
-//! level); a unit test in `pp.rs` forces the layered PP to regrow its horizon.
+//! level); a unit test in `pp.rs` forces the layered PP to regrow its horizon; `limits.rs`
+//! drives every solver into its time and memory limits and paths past `u16` distances.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -79,6 +95,7 @@ mod error;
 mod instance;
 mod lacam;
 mod layered;
+mod limit;
 mod lowlevel;
 mod pp;
 mod solution;
@@ -88,14 +105,16 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use cuplan_grid::Cell;
-use cuplan_wavefront::{Backend, WavefrontError, distance_maps};
+use cuplan_grid::{Cell, Grid};
+use cuplan_wavefront::{Backend, DistanceMaps, WavefrontError, distance_maps, distance_maps_u16};
 
 pub use error::MapfError;
 pub use instance::Instance;
+pub use limit::{DEFAULT_MEMORY_LIMIT, Limit};
 pub use solution::{Solution, Violation};
 
-use util::{DIST_CHUNK, Deadline, DistTable, Graph, Rng};
+use limit::{Budget, Halt};
+use util::{DIST_CHUNK, Deadline, DistTable, Distances, Graph, Rng};
 
 /// The available MAPF solvers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -266,16 +285,23 @@ pub struct SolverConfig {
     pub priority: PriorityOrder,
     /// The single-agent search of PP and CBS (ignored by LaCAM).
     pub low_level: LowLevel,
+    /// Memory budget of one [`solve`] call in bytes ([`DEFAULT_MEMORY_LIMIT`] by default):
+    /// the map graph, the distance maps, and what the solver grows (CBS's constraint tree,
+    /// LaCAM's configurations, PP's reservations and the single-agent searches) are charged
+    /// to it by estimate before they are allocated; reaching it is
+    /// [`SolveOutcome::LimitReached`] with [`Limit::Memory`].
+    pub memory_limit: u64,
 }
 
 impl Default for SolverConfig {
-    /// 60 s, seed 0, longest first, sparse low level.
+    /// 60 s, seed 0, longest first, sparse low level, [`DEFAULT_MEMORY_LIMIT`].
     fn default() -> SolverConfig {
         SolverConfig {
             time_limit: Duration::from_secs(60),
             seed: 0,
             priority: PriorityOrder::default(),
             low_level: LowLevel::default(),
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
     }
 }
@@ -287,82 +313,290 @@ pub enum SolveOutcome {
     Solved(Solution),
     /// Proven unsolvable, or (PP) the planner failed; the string says why.
     NoSolution(String),
-    /// The time limit passed first.
-    TimedOut,
+    /// A time or memory limit was reached first: nothing is known about the instance.
+    LimitReached(Limit),
 }
 
-/// Solves `instance` with `solver` within `config.time_limit`.
+/// Solves `instance` with `solver` within `config.time_limit` and `config.memory_limit`.
 ///
-/// `Err` only for bad arguments (the instance itself was checked when it was built).
+/// `Err` only for bad arguments (the instance itself was checked when it was built) or a
+/// lower layer refusing its input.
 pub fn solve(
     instance: &Instance,
     solver: Solver,
     config: &SolverConfig,
 ) -> Result<SolveOutcome, MapfError> {
+    match solve_within_limits(instance, solver, config) {
+        Ok(outcome) => Ok(outcome),
+        Err(Halt::Limit(limit)) => Ok(SolveOutcome::LimitReached(limit)),
+        Err(Halt::Error(err)) => Err(err),
+    }
+}
+
+/// The distance maps' memory, as named in a [`Limit::Memory`].
+const MAPS: &str = "the distance maps";
+
+/// [`solve`], with limits and errors as one [`Halt`].
+fn solve_within_limits(
+    instance: &Instance,
+    solver: Solver,
+    config: &SolverConfig,
+) -> Result<SolveOutcome, Halt> {
     let deadline = Deadline::after(config.time_limit);
+    let mut budget = Budget::new(config.memory_limit);
+    budget.charge("the map graph", Graph::bytes_for(instance.grid()))?;
     let graph = Graph::new(instance.grid());
     let (starts, goals) = instance.vertex_ids(&graph);
-    // One BFS map per goal: the exact heuristic of every solver, built in chunks so the
-    // deadline is checked between them.
-    let mut maps = Vec::new();
-    for chunk in instance.goals().chunks(DIST_CHUNK) {
-        if deadline.passed() {
-            return Ok(SolveOutcome::TimedOut);
-        }
-        maps.push(distance_maps(instance.grid(), chunk, Backend::Auto)?);
+    // PP can build its maps a chunk at a time: it does when all of them would take more than
+    // half of what is left, leaving the search its room.
+    if solver == Solver::Pp
+        && config.low_level == LowLevel::Sparse
+        && map_bytes(instance.grid(), goals.len(), 2) > budget.remaining() / 2
+    {
+        return lazy_pp(instance, &graph, &starts, &goals, config, deadline, budget);
     }
-    if deadline.passed() {
-        return Ok(SolveOutcome::TimedOut);
-    }
-    let dist = DistTable::new(&maps).ok_or_else(|| {
-        MapfError::Wavefront(WavefrontError::Internal {
-            reason: "distance maps are not one contiguous array".into(),
-        })
-    })?;
+    // The wavefront low level reads u32 maps as its heuristic; everything else takes u16
+    // where the distances fit.
+    let wide = solver != Solver::Lacam && config.low_level == LowLevel::Wavefront;
+    let maps = distances(
+        instance.grid(),
+        instance.goals(),
+        wide,
+        deadline,
+        &mut budget,
+    )?;
+    let dist = DistTable::new(&maps)
+        .ok_or_else(|| internal("distance maps are not one contiguous array"))?;
+    let world = || -> Result<layered::World<'_>, Halt> {
+        let wide = maps
+            .wide()
+            .ok_or_else(|| internal("the wavefront low level needs u32 maps"))?;
+        Ok(layered::World::new(instance.grid(), &graph, wide, deadline))
+    };
     let outcome = match solver {
-        Solver::Lacam => run_lacam(&graph, &dist, &starts, &goals, config.seed, deadline),
-        Solver::Pp => {
-            let order = priority_order(config, &dist, &starts);
-            let planned = match config.low_level {
-                LowLevel::Sparse => {
-                    pp::prioritized(&graph, &dist, &starts, &goals, &order, deadline)
-                }
-                LowLevel::Wavefront => {
-                    let world = layered::World::new(instance.grid(), &graph, &maps, deadline);
-                    pp::prioritized_wavefront(&world, &dist, &starts, &goals, &order)
-                }
-            }
-            .map(|paths| from_paths(&graph, paths));
-            match planned {
-                Ok(solution) => SolveOutcome::Solved(solution),
-                Err(pp::PpFailure::TimedOut) => SolveOutcome::TimedOut,
-                Err(pp::PpFailure::Blocked { agent, rank, why }) => {
-                    SolveOutcome::NoSolution(format!(
-                        "prioritized planning failed: agent {agent} (planned {}th, order {}) {why} \
-                     around the {rank} agents planned before it",
-                        rank + 1,
-                        config.priority
-                    ))
-                }
-            }
-        }
-        Solver::Cbs => match cbs::cbs(
+        Solver::Lacam => run_lacam(
             &graph,
             &dist,
             &starts,
             &goals,
+            config.seed,
             deadline,
-            (config.low_level == LowLevel::Wavefront)
-                .then(|| layered::World::new(instance.grid(), &graph, &maps, deadline)),
-        ) {
-            cbs::CbsResult::Solved(paths) => SolveOutcome::Solved(from_paths(&graph, paths)),
-            cbs::CbsResult::NoSolution => SolveOutcome::NoSolution(
-                "no solution exists: CBS exhausted its constraint tree".into(),
-            ),
-            cbs::CbsResult::TimedOut => SolveOutcome::TimedOut,
-        },
+            budget,
+        )?,
+        Solver::Pp => {
+            let order = priority_order(config, starts.len(), |a| dist.get(a, starts[a]));
+            let planned = match config.low_level {
+                LowLevel::Sparse => pp::prioritized(
+                    &graph,
+                    &mut dist.clone(),
+                    &starts,
+                    &goals,
+                    &order,
+                    deadline,
+                    budget,
+                ),
+                LowLevel::Wavefront => {
+                    pp::prioritized_wavefront(&world()?, &dist, &starts, &goals, &order, budget)
+                }
+            };
+            pp_outcome(&graph, planned, config)?
+        }
+        Solver::Cbs => {
+            let layered = match config.low_level {
+                LowLevel::Wavefront => Some(world()?),
+                LowLevel::Sparse => None,
+            };
+            match cbs::cbs(&graph, &dist, &starts, &goals, deadline, budget, layered) {
+                cbs::CbsResult::Solved(paths) => SolveOutcome::Solved(from_paths(&graph, paths)),
+                cbs::CbsResult::NoSolution => SolveOutcome::NoSolution(
+                    "no solution exists: CBS exhausted its constraint tree".into(),
+                ),
+                cbs::CbsResult::Halted(halt) => return Err(halt),
+            }
+        }
     };
     Ok(outcome)
+}
+
+/// PP's plan as an outcome (its failure to plan is "no solution", its halts stay halts).
+fn pp_outcome(
+    graph: &Graph,
+    planned: Result<Vec<Vec<u32>>, pp::PpFailure>,
+    config: &SolverConfig,
+) -> Result<SolveOutcome, Halt> {
+    match planned {
+        Ok(paths) => Ok(SolveOutcome::Solved(from_paths(graph, paths))),
+        Err(pp::PpFailure::Halted(halt)) => Err(halt),
+        Err(pp::PpFailure::Blocked { agent, rank, why }) => Ok(SolveOutcome::NoSolution(format!(
+            "prioritized planning failed: agent {agent} (planned {}th, order {}) {why} \
+             around the {rank} agents planned before it",
+            rank + 1,
+            config.priority
+        ))),
+    }
+}
+
+/// Bytes of `agents` distance maps of `grid` at `width` bytes a cell.
+fn map_bytes(grid: &Grid, agents: usize, width: u64) -> u64 {
+    grid.cell_count() as u64 * agents as u64 * width
+}
+
+/// PP (sparse low level) when the distance maps of all agents do not fit the budget: each
+/// agent needs its map only while it is planned, so the maps are built [`DIST_CHUNK`] goals
+/// at a time in planning order and dropped after (a length-ordered priority builds them
+/// once more beforehand, for the lengths). Twice the BFS work, a chunk's memory.
+fn lazy_pp(
+    instance: &Instance,
+    graph: &Graph,
+    starts: &[u32],
+    goals: &[u32],
+    config: &SolverConfig,
+    deadline: Deadline,
+    mut budget: Budget,
+) -> Result<SolveOutcome, Halt> {
+    let grid = instance.grid();
+    // u32 where a distance might not fit u16 (more free cells than u16 distances).
+    let width = if grid.free_count() < 65_535 { 2 } else { 4 };
+    budget.charge(MAPS, map_bytes(grid, DIST_CHUNK.min(goals.len()), width))?;
+    let by_length = matches!(
+        config.priority,
+        PriorityOrder::ShortestFirst | PriorityOrder::LongestFirst
+    );
+    let mut lengths = vec![0; starts.len()];
+    if by_length {
+        for (first, chunk) in instance.goals().chunks(DIST_CHUNK).enumerate() {
+            let maps = distances(grid, chunk, false, deadline, &mut Budget::new(u64::MAX))?;
+            let dist = DistTable::new(&maps).ok_or_else(|| internal("maps not contiguous"))?;
+            for i in 0..chunk.len() {
+                let agent = first * DIST_CHUNK + i;
+                lengths[agent] = dist.get(i, starts[agent]);
+            }
+        }
+    }
+    let order = priority_order(config, starts.len(), |a| lengths[a]);
+    let mut maps = LazyMaps {
+        grid,
+        goals: instance.goals(),
+        order: &order,
+        deadline,
+        next: 0,
+        chunk: None,
+        slot: vec![usize::MAX; starts.len()],
+    };
+    let planned = pp::prioritized(graph, &mut maps, starts, goals, &order, deadline, budget);
+    pp_outcome(graph, planned, config)
+}
+
+/// Distance maps built [`DIST_CHUNK`] goals at a time in planning order (see [`lazy_pp`]);
+/// the caller charged one chunk to the budget.
+struct LazyMaps<'a> {
+    grid: &'a Grid,
+    goals: &'a [Cell],
+    order: &'a [usize],
+    deadline: Deadline,
+    /// Position in `order` of the next chunk.
+    next: usize,
+    chunk: Option<Distances>,
+    /// Agent -> its map's index in `chunk` (`usize::MAX`: not held).
+    slot: Vec<usize>,
+}
+
+impl pp::MapSource for LazyMaps<'_> {
+    fn map(&mut self, agent: usize) -> Result<util::MapView<'_>, Halt> {
+        if self.slot[agent] == usize::MAX {
+            self.build_next_chunk()?;
+        }
+        let chunk = self
+            .chunk
+            .as_ref()
+            .ok_or_else(|| internal("no chunk built"))?;
+        let slot = self.slot[agent];
+        if slot == usize::MAX {
+            return Err(internal("agents planned out of order"));
+        }
+        let dist = DistTable::new(chunk).ok_or_else(|| internal("maps not contiguous"))?;
+        Ok(dist.map(slot))
+    }
+}
+
+impl LazyMaps<'_> {
+    fn build_next_chunk(&mut self) -> Result<(), Halt> {
+        if let Some(old) = self.chunk.take() {
+            drop(old); // before the next chunk is allocated: one chunk is charged
+            let held = &self.order[self.next - DIST_CHUNK.min(self.next)..self.next];
+            held.iter().for_each(|&a| self.slot[a] = usize::MAX);
+        }
+        let agents = &self.order[self.next..(self.next + DIST_CHUNK).min(self.order.len())];
+        let goals: Vec<Cell> = agents.iter().map(|&a| self.goals[a]).collect();
+        let maps = distances(
+            self.grid,
+            &goals,
+            false,
+            self.deadline,
+            &mut Budget::new(u64::MAX),
+        )?;
+        for (i, &a) in agents.iter().enumerate() {
+            self.slot[a] = i;
+        }
+        self.next += agents.len();
+        self.chunk = Some(maps);
+        Ok(())
+    }
+}
+
+fn internal(reason: &str) -> Halt {
+    Halt::Error(MapfError::Wavefront(WavefrontError::Internal {
+        reason: reason.into(),
+    }))
+}
+
+/// One BFS map per goal, the exact heuristic of every solver: `u16` unless `wide` or a
+/// distance does not fit, charged to `budget` before anything is allocated, built in chunks
+/// so the deadline is checked between them. Goals are distinct ([`Instance`] checks it), so
+/// no map is built twice.
+fn distances(
+    grid: &Grid,
+    goals: &[Cell],
+    wide: bool,
+    deadline: Deadline,
+    budget: &mut Budget,
+) -> Result<Distances, Halt> {
+    let cells = grid.cell_count() as u64 * goals.len() as u64;
+    if !wide {
+        budget.charge(MAPS, cells * 2)?;
+        match chunked(grid, goals, deadline, distance_maps_u16) {
+            Err(Halt::Error(MapfError::Wavefront(WavefrontError::DistanceOverflow { .. }))) => {
+                // Paths longer than 65,534 moves (huge mazes): u32 maps instead.
+                budget.release(cells * 2);
+            }
+            narrow => return narrow.map(Distances::Narrow),
+        }
+    }
+    budget.charge(MAPS, cells * 4)?;
+    chunked(grid, goals, deadline, distance_maps).map(Distances::Wide)
+}
+
+/// A builder of distance maps of one integer type ([`distance_maps`], [`distance_maps_u16`]).
+type BuildMaps<D> = fn(&Grid, &[Cell], Backend) -> Result<DistanceMaps<D>, WavefrontError>;
+
+/// `build` over chunks of [`DIST_CHUNK`] goals, the deadline checked between chunks.
+fn chunked<D: cuplan_wavefront::Distance>(
+    grid: &Grid,
+    goals: &[Cell],
+    deadline: Deadline,
+    build: BuildMaps<D>,
+) -> Result<Vec<DistanceMaps<D>>, Halt> {
+    let mut maps = Vec::with_capacity(goals.len().div_ceil(DIST_CHUNK));
+    for chunk in goals.chunks(DIST_CHUNK) {
+        if deadline.passed() {
+            return Err(deadline.reached().into());
+        }
+        maps.push(build(grid, chunk, Backend::Auto).map_err(MapfError::from)?);
+    }
+    if deadline.passed() {
+        return Err(deadline.reached().into());
+    }
+    Ok(maps)
 }
 
 /// LaCAM in a thread whose stack grows with the number of agents: PIBT's priority
@@ -374,13 +608,16 @@ fn run_lacam(
     goals: &[u32],
     seed: u64,
     deadline: Deadline,
-) -> SolveOutcome {
-    let run = || match lacam::lacam(graph, dist, starts, goals, seed, deadline) {
-        lacam::LacamResult::Solved(configs) => SolveOutcome::Solved(from_configs(graph, &configs)),
-        lacam::LacamResult::NoSolution => SolveOutcome::NoSolution(
+    budget: Budget,
+) -> Result<SolveOutcome, Halt> {
+    let run = || match lacam::lacam(graph, dist, starts, goals, seed, deadline, budget) {
+        lacam::LacamResult::Solved(configs) => {
+            Ok(SolveOutcome::Solved(from_configs(graph, &configs)))
+        }
+        lacam::LacamResult::NoSolution => Ok(SolveOutcome::NoSolution(
             "no solution exists: LaCAM explored every reachable configuration".into(),
-        ),
-        lacam::LacamResult::TimedOut => SolveOutcome::TimedOut,
+        )),
+        lacam::LacamResult::Limit(limit) => Err(Halt::Limit(limit)),
     };
     let stack = (1 << 20) + 512 * starts.len();
     std::thread::scope(|scope| {
@@ -397,9 +634,13 @@ fn run_lacam(
     })
 }
 
-fn priority_order(config: &SolverConfig, dist: &DistTable, starts: &[u32]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..starts.len()).collect();
-    let length = |a: usize| dist.get(a, starts[a]);
+/// PP's planning order of `agents` agents; `length(a)` is agent `a`'s distance to its goal.
+fn priority_order(
+    config: &SolverConfig,
+    agents: usize,
+    length: impl Fn(usize) -> u32,
+) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..agents).collect();
     match config.priority {
         PriorityOrder::Given => {}
         PriorityOrder::ShortestFirst => order.sort_by_key(|&a| length(a)),

@@ -11,7 +11,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::util::{Deadline, FAR, FxHashMap, Graph, NONE};
+use crate::Limit;
+use crate::limit::Budget;
+use crate::util::{Deadline, FAR, FxHashMap, Graph, MapView, NONE};
 
 /// The rules of one low-level search. Time-dependent rules must all end by
 /// [`Rules::last_rule_time`]; afterwards only permanent ones (agents resting forever) apply.
@@ -42,8 +44,13 @@ pub(crate) enum LowResult {
     Found(Vec<u32>),
     /// No path exists under the rules (proven: the collapsed state space was exhausted).
     NoPath,
-    TimedOut,
+    /// The deadline passed, or the search's states would not fit the memory left.
+    Stopped(Limit),
 }
+
+/// Estimated bytes one search state holds: its node (20), its index entry (16 plus the
+/// hash table's control byte and slack) and its heap entries (20 each, stale ones included).
+const STATE_BYTES: u64 = 64;
 
 /// Heap order: smallest f, then fewest conflicts, then closest to the goal, then deepest
 /// (largest t), then oldest.
@@ -72,17 +79,18 @@ pub(crate) fn space_time_astar(
     graph: &Graph,
     start: u32,
     goal: u32,
-    h: &[u32],
+    h: MapView<'_>,
     rules: &impl Rules,
     deadline: Deadline,
+    budget: &Budget,
 ) -> LowResult {
-    if h[start as usize] == FAR {
+    if h.at(start) == FAR {
         return LowResult::NoPath;
     }
     let finish = rules.earliest_finish();
     let cap = rules.last_rule_time().saturating_add(1).max(finish);
     let key = |v: u32, t: u32| (u64::from(v) << 32) | u64::from(t.min(cap));
-    let heuristic = |v: u32, t: u32| h[v as usize].max(finish.saturating_sub(t));
+    let heuristic = |v: u32, t: u32| h.at(v).max(finish.saturating_sub(t));
     let latest = rules.latest_finish();
     if finish > latest || heuristic(start, 0) > latest {
         return LowResult::NoPath;
@@ -101,15 +109,21 @@ pub(crate) fn space_time_astar(
     open.push((
         Reverse(heuristic(start, 0)),
         Reverse(0),
-        Reverse(h[start as usize]),
+        Reverse(h.at(start)),
         0,
         Reverse(0),
     ));
     let mut pops: u32 = 0;
     while let Some((_, Reverse(conflicts), _, _, Reverse(id))) = open.pop() {
         pops = pops.wrapping_add(1);
-        if pops.is_multiple_of(1024) && deadline.passed() {
-            return LowResult::TimedOut;
+        if pops.is_multiple_of(1024) {
+            if deadline.passed() {
+                return LowResult::Stopped(deadline.reached());
+            }
+            let held = nodes.len() as u64 * STATE_BYTES;
+            if let Err(limit) = budget.check("a single-agent space-time search", held) {
+                return LowResult::Stopped(limit);
+            }
         }
         let node = &mut nodes[id as usize];
         if node.closed || node.conflicts != conflicts {
@@ -123,7 +137,7 @@ pub(crate) fn space_time_astar(
         let nt = t + 1;
         let moves = graph.neighbours(v).chain(std::iter::once(v));
         for u in moves {
-            if h[u as usize] == FAR
+            if h.at(u) == FAR
                 || nt + heuristic(u, nt) > latest
                 || rules.vertex_blocked(u, nt)
                 || rules.edge_blocked(v, u, nt)
@@ -143,7 +157,7 @@ pub(crate) fn space_time_astar(
                     open.push((
                         Reverse(nt + heuristic(u, nt)),
                         Reverse(c),
-                        Reverse(h[u as usize]),
+                        Reverse(h.at(u)),
                         nt,
                         Reverse(other),
                     ));
@@ -161,7 +175,7 @@ pub(crate) fn space_time_astar(
                     open.push((
                         Reverse(nt + heuristic(u, nt)),
                         Reverse(c),
-                        Reverse(h[u as usize]),
+                        Reverse(h.at(u)),
                         nt,
                         Reverse(new),
                     ));

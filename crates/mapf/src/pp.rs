@@ -4,11 +4,13 @@
 
 use cuplan_grid::{Cell, Grid};
 use cuplan_reservations::{MAX_HORIZON, ReservationError, ReservationTable};
-use cuplan_wavefront::{SpaceTimeResult, space_time_search};
+use cuplan_wavefront::{SpaceTimeResult, WavefrontError, space_time_search};
 
+use crate::Limit;
 use crate::layered::World;
+use crate::limit::{Budget, Halt};
 use crate::lowlevel::{LowResult, Rules, space_time_astar};
-use crate::util::{Deadline, DistTable, FAR, FxHashMap, Graph, NONE};
+use crate::util::{Deadline, DistTable, FAR, FxHashMap, Graph, MapView, NONE};
 
 /// Sparse space-time reservations of the agents planned so far: vertex reservations, swaps
 /// ruled out through "who stood where", agents resting forever on their last cell.
@@ -36,6 +38,12 @@ impl Reservations {
             last_touch: vec![0; cells],
             horizon: 0,
         }
+    }
+
+    /// Estimated bytes `reserve(path)` adds: one hash entry (key, agent, control byte and
+    /// the table's slack) per state.
+    fn bytes_for(path: &[u32]) -> u64 {
+        path.len() as u64 * 24
     }
 
     fn reserve(&mut self, agent: u32, path: &[u32]) {
@@ -102,23 +110,48 @@ pub(crate) enum PpFailure {
         rank: usize,
         why: &'static str,
     },
-    TimedOut,
+    /// A limit, or a lower layer's error.
+    Halted(Halt),
+}
+
+impl From<Limit> for PpFailure {
+    fn from(limit: Limit) -> PpFailure {
+        PpFailure::Halted(Halt::Limit(limit))
+    }
+}
+
+/// The reservations' own memory, as named in a [`Limit::Memory`].
+const TABLE: &str = "the PP reservation table";
+
+/// Where [`prioritized`] reads each agent's distance map: all built beforehand (a
+/// [`DistTable`]) or built a chunk at a time in planning order ([`crate::LazyMaps`]).
+pub(crate) trait MapSource {
+    /// The distance map of `agent`'s goal, built first if it is not held.
+    fn map(&mut self, agent: usize) -> Result<MapView<'_>, Halt>;
+}
+
+impl MapSource for DistTable<'_> {
+    fn map(&mut self, agent: usize) -> Result<MapView<'_>, Halt> {
+        Ok(DistTable::map(self, agent))
+    }
 }
 
 /// Plans the agents in `order`; returns paths in agent order.
 pub(crate) fn prioritized(
     graph: &Graph,
-    dist: &DistTable,
+    dist: &mut dyn MapSource,
     starts: &[u32],
     goals: &[u32],
     order: &[usize],
     deadline: Deadline,
+    mut budget: Budget,
 ) -> Result<Vec<Vec<u32>>, PpFailure> {
+    budget.charge(TABLE, graph.len() as u64 * 8)?;
     let mut table = Reservations::new(graph.len());
     let mut paths = vec![Vec::new(); starts.len()];
     for (rank, &agent) in order.iter().enumerate() {
         if deadline.passed() {
-            return Err(PpFailure::TimedOut);
+            return Err(deadline.reached().into());
         }
         let rules = ForAgent {
             table: &table,
@@ -131,15 +164,18 @@ pub(crate) fn prioritized(
                 why: "has its goal taken",
             });
         }
+        let h = dist.map(agent).map_err(PpFailure::Halted)?;
         match space_time_astar(
             graph,
             starts[agent],
             goals[agent],
-            dist.map(agent),
+            h,
             &rules,
             deadline,
+            &budget,
         ) {
             LowResult::Found(path) => {
+                budget.charge(TABLE, Reservations::bytes_for(&path))?;
                 table.reserve(agent as u32, &path);
                 paths[agent] = path;
             }
@@ -150,7 +186,7 @@ pub(crate) fn prioritized(
                     why: "has no path",
                 });
             }
-            LowResult::TimedOut => return Err(PpFailure::TimedOut),
+            LowResult::Stopped(limit) => return Err(limit.into()),
         }
     }
     Ok(paths)
@@ -164,24 +200,32 @@ struct DenseReservations {
 }
 
 impl DenseReservations {
-    fn new(grid: &Grid, horizon: u32) -> Result<DenseReservations, ReservationError> {
+    /// An empty table limited to what `budget` has left.
+    fn new(grid: &Grid, horizon: u32, budget: &Budget) -> Result<DenseReservations, Halt> {
+        let table = ReservationTable::with_memory_limit(grid, horizon, budget.remaining().into())
+            .map_err(|e| refused(e, budget))?;
         Ok(DenseReservations {
-            table: ReservationTable::new(grid, horizon)?,
+            table,
             planned: Vec::new(),
         })
     }
 
-    fn reserve(&mut self, cells: Vec<Cell>) -> Result<(), ReservationError> {
-        self.table.reserve_path(&cells)?;
+    fn reserve(&mut self, cells: Vec<Cell>, budget: &Budget) -> Result<(), Halt> {
+        self.table
+            .reserve_path(&cells)
+            .map_err(|e| refused(e, budget))?;
         self.planned.push(cells);
         Ok(())
     }
 
-    /// The same reservations over `0..=horizon`.
-    fn regrow(&mut self, grid: &Grid, horizon: u32) -> Result<(), ReservationError> {
-        let mut table = ReservationTable::new(grid, horizon)?;
+    /// The same reservations over `0..=horizon`, within what `budget` has left while the old
+    /// table is still held.
+    fn regrow(&mut self, grid: &Grid, horizon: u32, budget: &Budget) -> Result<(), Halt> {
+        let mut left = *budget;
+        left.charge(TABLE, self.table.bytes() as u64)?;
+        let mut table = DenseReservations::new(grid, horizon, &left)?.table;
         for path in &self.planned {
-            table.reserve_path(path)?;
+            table.reserve_path(path).map_err(|e| refused(e, &left))?;
         }
         self.table = table;
         Ok(())
@@ -199,6 +243,26 @@ impl DenseReservations {
     }
 }
 
+/// A reservation table's refusal: its memory limit (the budget's remainder) as a
+/// [`Limit::Memory`], anything else (a conflict the search should have avoided) as an error.
+fn refused(err: ReservationError, budget: &Budget) -> Halt {
+    match err {
+        ReservationError::TooLarge { bytes, .. } => Halt::Limit(budget.refused(TABLE, bytes)),
+        other => Halt::Error(other.into()),
+    }
+}
+
+/// A space-time search's refusal: its memory limit as a [`Limit::Memory`], anything else as
+/// an error.
+fn search_refused(err: WavefrontError, budget: &Budget, table: &ReservationTable) -> Halt {
+    match err {
+        WavefrontError::TooLarge { what, bytes, .. } => {
+            Halt::Limit(budget.refused(what, bytes + table.bytes() as u128))
+        }
+        other => Halt::Error(other.into()),
+    }
+}
+
 /// [`prioritized`] on the layered route: each agent is planned with
 /// [`cuplan_wavefront::space_time_search`] against a [`ReservationTable`] of the paths
 /// before it. The first horizon (longest distance + agents + 64) fits every plan seen on the
@@ -210,6 +274,7 @@ pub(crate) fn prioritized_wavefront(
     starts: &[u32],
     goals: &[u32],
     order: &[usize],
+    budget: Budget,
 ) -> Result<Vec<Vec<u32>>, PpFailure> {
     let longest = order
         .iter()
@@ -221,7 +286,7 @@ pub(crate) fn prioritized_wavefront(
         .saturating_add(u32::try_from(starts.len()).unwrap_or(u32::MAX))
         .saturating_add(64)
         .min(MAX_HORIZON);
-    plan_layered(world, starts, goals, order, first)
+    plan_layered(world, starts, goals, order, first, budget)
 }
 
 /// [`prioritized_wavefront`] from a given first horizon.
@@ -231,43 +296,44 @@ fn plan_layered(
     goals: &[u32],
     order: &[usize],
     first: u32,
+    budget: Budget,
 ) -> Result<Vec<Vec<u32>>, PpFailure> {
     let free_cells = world.graph.free.iter().filter(|&&f| f).count() as u32;
-    let too_large = |agent, rank| PpFailure::Blocked {
-        agent,
-        rank,
-        why: "needs a reservation table beyond the memory limit",
-    };
-    let mut table = DenseReservations::new(world.grid, first)
-        .map_err(|_| too_large(order.first().copied().unwrap_or(0), 0))?;
+    let mut table =
+        DenseReservations::new(world.grid, first, &budget).map_err(PpFailure::Halted)?;
     let mut paths = vec![Vec::new(); starts.len()];
     for (rank, &agent) in order.iter().enumerate() {
         let blocked = |why| PpFailure::Blocked { agent, rank, why };
         loop {
             if world.deadline.passed() {
-                return Err(PpFailure::TimedOut);
+                return Err(world.deadline.reached().into());
             }
-            let query = world
+            let mut query = world
                 .query(agent, starts[agent], goals[agent])
                 .with_table(&table.table);
-            match space_time_search(world.grid, &query) {
-                Ok(SpaceTimeResult::Found(path)) => {
+            // The search's stored planes share the budget with the table.
+            query.max_bytes =
+                u128::from(budget.remaining()).saturating_sub(table.table.bytes() as u128);
+            let result = space_time_search(world.grid, &query)
+                .map_err(|e| PpFailure::Halted(search_refused(e, &budget, &table.table)))?;
+            match result {
+                SpaceTimeResult::Found(path) => {
                     paths[agent] = world.ids(&path);
                     table
-                        .reserve(path.cells)
-                        .map_err(|_| blocked("got a path its reservations refused"))?;
+                        .reserve(path.cells, &budget)
+                        .map_err(PpFailure::Halted)?;
                     break;
                 }
-                Ok(SpaceTimeResult::HorizonExceeded) => {
+                SpaceTimeResult::HorizonExceeded => {
                     let (now, cap) = (table.table.horizon(), table.complete_horizon(free_cells));
                     if now >= cap {
                         return Err(blocked("has no path"));
                     }
                     table
-                        .regrow(world.grid, now.saturating_mul(2).min(cap))
-                        .map_err(|_| too_large(agent, rank))?;
+                        .regrow(world.grid, now.saturating_mul(2).min(cap), &budget)
+                        .map_err(PpFailure::Halted)?;
                 }
-                Ok(SpaceTimeResult::Unreachable) => {
+                SpaceTimeResult::Unreachable => {
                     let goal = world.graph.cell(goals[agent]);
                     return Err(blocked(if table.table.parked_since(goal).is_some() {
                         "has its goal taken"
@@ -275,8 +341,7 @@ fn plan_layered(
                         "has no path"
                     }));
                 }
-                Ok(SpaceTimeResult::TimedOut) => return Err(PpFailure::TimedOut),
-                Err(_) => return Err(blocked("could not be searched by the wavefront")),
+                SpaceTimeResult::TimedOut => return Err(world.deadline.reached().into()),
             }
         }
     }
@@ -320,17 +385,18 @@ mod tests {
             let graph = Graph::new(instance.grid());
             let (starts, goals) = instance.vertex_ids(&graph);
             let maps = [distance_maps(instance.grid(), instance.goals(), Backend::Cpu).unwrap()];
+            let budget = Budget::new(crate::DEFAULT_MEMORY_LIMIT);
             let deadline = Deadline::after(std::time::Duration::from_secs(20));
             let world = World::new(instance.grid(), &graph, &maps, deadline);
             let order: Vec<usize> = (0..agents).collect();
-            match plan_layered(&world, &starts, &goals, &order, 1) {
+            match plan_layered(&world, &starts, &goals, &order, 1, budget) {
                 Ok(paths) => {
                     let solution = from_paths(&graph, paths);
                     assert_eq!(solution.validate(&instance), Ok(()), "seed {seed}");
                     solved += 1;
                 }
                 Err(PpFailure::Blocked { .. }) => {}
-                Err(PpFailure::TimedOut) => panic!("seed {seed} timed out"),
+                Err(PpFailure::Halted(halt)) => panic!("seed {seed} stopped: {halt:?}"),
             }
         }
         assert!(solved > 50, "only {solved} instances planned");

@@ -5,6 +5,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
 use cuplan_grid::{Cell, Grid};
+use cuplan_wavefront::{DistanceMaps, UNREACHABLE_U16};
+
+use crate::Limit;
 
 /// Marks "no neighbour" in [`Graph::nbrs`] and "no agent" in per-cell tables.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -52,6 +55,11 @@ impl Graph {
         self.free.len()
     }
 
+    /// Heap bytes of the graph of `grid` (charged to the memory budget: 17 bytes a cell).
+    pub(crate) fn bytes_for(grid: &Grid) -> u64 {
+        grid.cell_count() as u64 * (std::mem::size_of::<[u32; 4]>() + 1) as u64
+    }
+
     #[inline]
     pub(crate) fn id(&self, c: Cell) -> u32 {
         c.y * self.width + c.x
@@ -97,35 +105,110 @@ impl Graph {
 /// more than one chunk.
 pub(crate) const DIST_CHUNK: usize = 64;
 
+/// The distance maps of one solve, one per agent's goal (goals are distinct, so no two agents
+/// share one), in chunks of [`DIST_CHUNK`] goals: `u16` where every distance fits (half the
+/// memory), `u32` where one may not, or where the wavefront low level needs them as its
+/// heuristic (it reads `u32` maps).
+#[derive(Debug)]
+pub(crate) enum Distances {
+    Narrow(Vec<DistanceMaps<u16>>),
+    Wide(Vec<DistanceMaps<u32>>),
+}
+
+impl Distances {
+    /// The `u32` chunks, when the maps are stored so.
+    pub(crate) fn wide(&self) -> Option<&[DistanceMaps<u32>]> {
+        match self {
+            Distances::Wide(maps) => Some(maps),
+            Distances::Narrow(_) => None,
+        }
+    }
+}
+
+/// One agent's distance map as the solvers read it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum MapView<'a> {
+    Narrow(&'a [u16]),
+    Wide(&'a [u32]),
+}
+
+impl MapView<'_> {
+    /// The distance from `v` to the goal, [`FAR`] where it cannot reach it.
+    #[inline]
+    pub(crate) fn at(self, v: u32) -> u32 {
+        match self {
+            MapView::Narrow(map) => match map[v as usize] {
+                UNREACHABLE_U16 => FAR,
+                d => u32::from(d),
+            },
+            MapView::Wide(map) => map[v as usize],
+        }
+    }
+
+    /// The largest finite distance: from any cell of the goal's component the goal is at most
+    /// this far, which bounds how long a path may need once the rules stop depending on time.
+    pub(crate) fn max_finite(self) -> u32 {
+        match self {
+            MapView::Narrow(map) => map
+                .iter()
+                .copied()
+                .filter(|&d| d != UNREACHABLE_U16)
+                .max()
+                .map_or(0, u32::from),
+            MapView::Wide(map) => map.iter().copied().filter(|&d| d != FAR).max().unwrap_or(0),
+        }
+    }
+}
+
 /// One exact distance-to-goal table per agent: borrowed row-major views of the
-/// [`cuplan_wavefront::DistanceMaps`] built once per solve (agent `i` is map `i %`
-/// [`DIST_CHUNK`] of chunk `i /` [`DIST_CHUNK`]), so lookups are plain slice reads.
+/// [`Distances`] built once per solve (agent `i` is map `i %` [`DIST_CHUNK`] of chunk `i /`
+/// [`DIST_CHUNK`]), so lookups are plain slice reads.
 #[derive(Debug, Clone)]
 pub(crate) struct DistTable<'a> {
-    chunks: Vec<&'a [u32]>,
+    chunks: Vec<MapView<'a>>,
     cells: usize,
 }
 
 impl<'a> DistTable<'a> {
-    /// The view of `chunks`; `None` if an array is not contiguous.
-    pub(crate) fn new(chunks: &'a [cuplan_wavefront::DistanceMaps]) -> Option<DistTable<'a>> {
-        let cells = chunks.first().map_or(0, |m| m.dims().0 * m.dims().1);
-        let chunks = chunks
-            .iter()
-            .map(|m| m.as_array().as_slice())
-            .collect::<Option<Vec<_>>>()?;
+    /// The view of `maps`; `None` if an array is not contiguous.
+    pub(crate) fn new(maps: &'a Distances) -> Option<DistTable<'a>> {
+        let (cells, chunks) = match maps {
+            Distances::Narrow(chunks) => (
+                chunks.first().map_or(0, |m| m.dims().0 * m.dims().1),
+                chunks
+                    .iter()
+                    .map(|m| m.as_array().as_slice().map(MapView::Narrow))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            Distances::Wide(chunks) => (
+                chunks.first().map_or(0, |m| m.dims().0 * m.dims().1),
+                chunks
+                    .iter()
+                    .map(|m| m.as_array().as_slice().map(MapView::Wide))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+        };
         Some(DistTable { chunks, cells })
     }
 
     #[inline]
     pub(crate) fn get(&self, agent: usize, v: u32) -> u32 {
-        let chunk = self.chunks[agent / DIST_CHUNK];
-        chunk[(agent % DIST_CHUNK) * self.cells + v as usize]
+        let offset = (agent % DIST_CHUNK) * self.cells + v as usize;
+        match self.chunks[agent / DIST_CHUNK] {
+            MapView::Narrow(chunk) => match chunk[offset] {
+                UNREACHABLE_U16 => FAR,
+                d => u32::from(d),
+            },
+            MapView::Wide(chunk) => chunk[offset],
+        }
     }
 
-    pub(crate) fn map(&self, agent: usize) -> &'a [u32] {
-        let start = (agent % DIST_CHUNK) * self.cells;
-        &self.chunks[agent / DIST_CHUNK][start..start + self.cells]
+    pub(crate) fn map(&self, agent: usize) -> MapView<'a> {
+        let range = (agent % DIST_CHUNK) * self.cells..(agent % DIST_CHUNK + 1) * self.cells;
+        match self.chunks[agent / DIST_CHUNK] {
+            MapView::Narrow(chunk) => MapView::Narrow(&chunk[range]),
+            MapView::Wide(chunk) => MapView::Wide(&chunk[range]),
+        }
     }
 }
 
@@ -222,12 +305,15 @@ impl Rng {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Deadline {
     at: Option<Instant>,
+    limit: std::time::Duration,
 }
 
 impl Deadline {
+    /// `limit` from now; a limit too large for [`Instant`] (`Duration::MAX`) is no limit.
     pub(crate) fn after(limit: std::time::Duration) -> Deadline {
         Deadline {
             at: Instant::now().checked_add(limit),
+            limit,
         }
     }
 
@@ -239,6 +325,11 @@ impl Deadline {
     #[inline]
     pub(crate) fn passed(&self) -> bool {
         self.at.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The limit this deadline enforces, as reported when it passes.
+    pub(crate) fn reached(&self) -> Limit {
+        Limit::Time { limit: self.limit }
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cuplan_grid::{Cell, Grid};
-use cuplan_mapf::{Instance, PriorityOrder, SolveOutcome, Solver, SolverConfig, solve};
+use cuplan_mapf::{Instance, Limit, PriorityOrder, SolveOutcome, Solver, SolverConfig, solve};
 use proptest::prelude::*;
 
 fn config(seconds: u64) -> SolverConfig {
@@ -53,7 +53,8 @@ fn solved_or_timeout(
             assert!(!why.is_empty());
             None
         }
-        SolveOutcome::TimedOut => return None,
+        SolveOutcome::LimitReached(Limit::Time { .. }) => return None,
+        SolveOutcome::LimitReached(other) => panic!("{solver}: {other}"),
     })
 }
 
@@ -151,7 +152,7 @@ fn reports_unsolvable_instances() {
     .unwrap();
     assert!(matches!(
         cbs,
-        SolveOutcome::TimedOut | SolveOutcome::NoSolution(_)
+        SolveOutcome::LimitReached(Limit::Time { .. }) | SolveOutcome::NoSolution(_)
     ));
 }
 
@@ -218,7 +219,7 @@ fn time_limits_hold_on_a_hard_instance() {
         },
     )
     .unwrap();
-    assert_eq!(outcome, SolveOutcome::TimedOut);
+    assert_eq!(outcome, SolveOutcome::LimitReached(Limit::Time { limit }));
     assert!(
         clock.elapsed() < limit + Duration::from_millis(500),
         "{:?}",
@@ -231,7 +232,9 @@ fn time_limits_hold_on_a_hard_instance() {
     for solver in Solver::ALL {
         assert_eq!(
             solve(&inst, solver, &zero).unwrap(),
-            SolveOutcome::TimedOut,
+            SolveOutcome::LimitReached(Limit::Time {
+                limit: Duration::ZERO
+            }),
             "{solver}"
         );
     }

@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use cuplan_mapf::{
-    Instance, LowLevel, PriorityOrder, Solution, SolveOutcome, Solver, SolverConfig, solve,
+    Instance, Limit, LowLevel, PriorityOrder, Solution, SolveOutcome, Solver, SolverConfig, solve,
 };
 use proptest::prelude::*;
 
@@ -41,7 +41,8 @@ fn outcome(instance: &Instance, solver: Solver, cfg: &SolverConfig) -> Option<Op
             assert!(!why.is_empty());
             Some(None)
         }
-        SolveOutcome::TimedOut => None,
+        SolveOutcome::LimitReached(Limit::Time { .. }) => None,
+        SolveOutcome::LimitReached(other) => panic!("{other}"),
     }
 }
 
