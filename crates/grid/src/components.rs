@@ -26,10 +26,14 @@ const BLOCKED: u32 = u32::MAX;
 pub const SPLIT_SEARCH_CELLS: usize = 1024;
 
 /// A component label per cell (4-connected, which equals 8-connected without corner cutting).
+///
+/// Memory follows the free cells: labels are kept in pages of 256 cells, and a page with no
+/// free cell is not stored (4 B per page in a directory), so a 16,384 × 8,192 map with a few
+/// thousand free cells holds about 2 MiB of labels instead of 512 MiB.
 #[derive(Debug, Clone)]
 pub struct Components {
     /// Per cell: a set id (follow `parent` to the set's root) or `BLOCKED`.
-    labels: Vec<u32>,
+    labels: Labels,
     /// Per set id: its parent in the union–find forest (itself for a root).
     parent: Vec<u32>,
     /// Per root: its number of free cells.
@@ -75,7 +79,7 @@ impl Components {
         // in run order numbers components by their first cell.
         let mut id_of_root = vec![u32::MAX; runs.len()];
         let mut sizes: Vec<u32> = Vec::new();
-        let mut labels = vec![BLOCKED; w * h];
+        let mut labels = Labels::all_blocked(w * h);
         for (r, &(y, x0, x1)) in runs.iter().enumerate() {
             let root = run_root(&mut run_set, r as u32) as usize;
             if id_of_root[root] == u32::MAX {
@@ -85,7 +89,7 @@ impl Components {
             let id = id_of_root[root];
             sizes[id as usize] += x1 - x0;
             let row = y as usize * w;
-            labels[row + x0 as usize..row + x1 as usize].fill(id);
+            labels.fill(row + x0 as usize..row + x1 as usize, id);
         }
         Components {
             labels,
@@ -103,7 +107,7 @@ impl Components {
         if !grid.contains(cell) {
             return None;
         }
-        match self.labels[grid.index(cell).get()] {
+        match self.labels.get(grid.index(cell).get()) {
             BLOCKED => None,
             l => Some(ComponentId(self.root(l))),
         }
@@ -129,7 +133,7 @@ impl Components {
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        (self.labels.capacity() + self.parent.capacity() + self.sizes.capacity()) * 4
+        self.labels.bytes() + (self.parent.capacity() + self.sizes.capacity()) * 4
     }
 
     /// Whether every label is exactly one component (see the module docs).
@@ -187,7 +191,7 @@ impl Components {
     pub(crate) fn cell_freed(&mut self, grid: &Grid, cell: Cell) {
         let mut joined: Option<u32> = None;
         for n in grid.neighbours4(cell) {
-            let r = self.root_compressing(self.labels[self.index(n)]);
+            let r = self.root_compressing(self.labels.get(self.index(n)));
             joined = Some(joined.map_or(r, |j| self.union(j, r)));
         }
         let root = joined.unwrap_or_else(|| {
@@ -195,7 +199,7 @@ impl Components {
             self.new_set()
         });
         let i = self.index(cell);
-        self.labels[i] = root;
+        self.labels.set(i, root);
         self.sizes[root as usize] += 1;
         self.compact_if_sparse(grid);
     }
@@ -203,8 +207,8 @@ impl Components {
     /// Brings the labels up to date after `cell` became blocked on `grid`.
     pub(crate) fn cell_blocked(&mut self, grid: &Grid, cell: Cell) {
         let i = self.index(cell);
-        let root = self.root_compressing(self.labels[i]);
-        self.labels[i] = BLOCKED;
+        let root = self.root_compressing(self.labels.get(i));
+        self.labels.set(i, BLOCKED);
         self.sizes[root as usize] -= 1;
         if self.sizes[root as usize] == 0 {
             self.count -= 1;
@@ -242,7 +246,7 @@ impl Components {
         let id = self.new_set();
         for &c in piece {
             let i = self.index(c);
-            self.labels[i] = id;
+            self.labels.set(i, id);
         }
         self.sizes[id as usize] = piece.len() as u32;
         self.sizes[root as usize] -= piece.len() as u32;
@@ -251,7 +255,7 @@ impl Components {
 
     /// Relabels from scratch once set ids outnumber cells, which bounds their memory.
     fn compact_if_sparse(&mut self, grid: &Grid) {
-        if self.parent.len() > self.labels.len() + 1024 {
+        if self.parent.len() > self.labels.cells() + 1024 {
             *self = Components::label(grid);
         }
     }
@@ -309,10 +313,10 @@ fn at(width: u32, c: Cell) -> usize {
 }
 
 impl SplitRace {
-    fn new(starts: impl Iterator<Item = Cell>, labels: &mut [u32], width: u32) -> SplitRace {
+    fn new(starts: impl Iterator<Item = Cell>, labels: &mut Labels, width: u32) -> SplitRace {
         let starts: Vec<Cell> = starts.collect();
         for (k, &c) in starts.iter().enumerate() {
-            labels[at(width, c)] = MARK + k as u32;
+            labels.set(at(width, c), MARK + k as u32);
         }
         SplitRace {
             merged_into: (0..starts.len() as u32).collect(),
@@ -336,7 +340,7 @@ impl SplitRace {
     }
 
     /// Expands one cell of the next open flood; returns a piece that closed.
-    fn step(&mut self, grid: &Grid, labels: &mut [u32], width: u32) -> Option<Vec<Cell>> {
+    fn step(&mut self, grid: &Grid, labels: &mut Labels, width: u32) -> Option<Vec<Cell>> {
         self.turn = (self.turn + 1) % self.open.len();
         let k = self.open[self.turn];
         let Some(c) = self.frontier[k as usize].pop_front() else {
@@ -344,7 +348,7 @@ impl SplitRace {
             return Some(std::mem::take(&mut self.cells[k as usize]));
         };
         for n in grid.neighbours4(c) {
-            let label = &mut labels[at(width, n)];
+            let label = labels.get_mut(at(width, n));
             if *label < MARK {
                 *label = MARK + k;
                 self.visited += 1;
@@ -372,10 +376,96 @@ impl SplitRace {
 
     /// Writes `root` back over the marks of the pieces still open (closed pieces were handed
     /// out by [`SplitRace::step`] and get labels of their own).
-    fn unmark(self, labels: &mut [u32], width: u32, root: u32) {
+    fn unmark(self, labels: &mut Labels, width: u32, root: u32) {
         for c in self.cells.iter().flatten() {
-            labels[at(width, *c)] = root;
+            labels.set(at(width, *c), root);
         }
+    }
+}
+
+/// A `u32` per cell in pages of [`LABEL_PAGE_CELLS`] consecutive cells (row-major), where a
+/// page whose cells have all been blocked since the grid was labelled is not stored: a map
+/// with few free cells costs a directory entry per page plus the pages its free cells touch,
+/// not 4 B for each of its cells (512 MiB for a 16,384 × 8,192 map).
+#[derive(Debug, Clone)]
+struct Labels {
+    /// Per page: its index in `pages` (in units of a page), or [`NO_PAGE`].
+    directory: Vec<u32>,
+    pages: Vec<u32>,
+    cells: usize,
+}
+
+/// Cells of a page of [`Labels`] (1 KiB of labels): small enough that a sparse map stores
+/// little beyond its free cells, large enough that the directory is a 256th of dense labels.
+const LABEL_PAGE_CELLS: usize = 1 << LABEL_PAGE_LOG2;
+const LABEL_PAGE_LOG2: u32 = 8;
+const NO_PAGE: u32 = u32::MAX;
+
+impl Labels {
+    fn all_blocked(cells: usize) -> Labels {
+        Labels {
+            directory: vec![NO_PAGE; cells.div_ceil(LABEL_PAGE_CELLS)],
+            pages: Vec::new(),
+            cells,
+        }
+    }
+
+    fn cells(&self) -> usize {
+        self.cells
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        match self.directory[i >> LABEL_PAGE_LOG2] {
+            NO_PAGE => BLOCKED,
+            page => self.pages[((page as usize) << LABEL_PAGE_LOG2) | (i & (LABEL_PAGE_CELLS - 1))],
+        }
+    }
+
+    /// The label of cell `i`, storing its page first if needed.
+    fn get_mut(&mut self, i: usize) -> &mut u32 {
+        let base = self.stored_page(i >> LABEL_PAGE_LOG2);
+        &mut self.pages[base | (i & (LABEL_PAGE_CELLS - 1))]
+    }
+
+    /// Where page `slot` starts in `pages`, storing it (all blocked) first if needed.
+    fn stored_page(&mut self, slot: usize) -> usize {
+        let page = match self.directory[slot] {
+            NO_PAGE => self.add_page(slot),
+            page => page,
+        };
+        (page as usize) << LABEL_PAGE_LOG2
+    }
+
+    #[cold]
+    fn add_page(&mut self, slot: usize) -> u32 {
+        let page = (self.pages.len() >> LABEL_PAGE_LOG2) as u32;
+        self.pages
+            .resize(self.pages.len() + LABEL_PAGE_CELLS, BLOCKED);
+        self.directory[slot] = page;
+        page
+    }
+
+    fn set(&mut self, i: usize, label: u32) {
+        if label != BLOCKED || self.directory[i >> LABEL_PAGE_LOG2] != NO_PAGE {
+            *self.get_mut(i) = label;
+        }
+    }
+
+    fn fill(&mut self, cells: std::ops::Range<usize>, label: u32) {
+        let mut i = cells.start;
+        while i < cells.end {
+            let page_end = ((i >> LABEL_PAGE_LOG2) + 1) << LABEL_PAGE_LOG2;
+            let end = page_end.min(cells.end);
+            let base = self.stored_page(i >> LABEL_PAGE_LOG2);
+            let offset = i & (LABEL_PAGE_CELLS - 1);
+            self.pages[base + offset..base + offset + (end - i)].fill(label);
+            i = end;
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        (self.directory.capacity() + self.pages.capacity()) * 4
     }
 }
 
@@ -421,4 +511,69 @@ fn join_runs(parent: &mut [u32], a: u32, b: u32) {
     let (ra, rb) = (run_root(parent, a), run_root(parent, b));
     let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
     parent[hi as usize] = lo;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 2048 × 512 map with one 10 × 10 room: dense labels would take 4 MiB.
+    fn sparse_map() -> Grid {
+        let mut art = String::new();
+        for y in 0..512 {
+            let row: String = (0..2048)
+                .map(|x| {
+                    if (1000..1010).contains(&x) && (200..210).contains(&y) {
+                        '.'
+                    } else {
+                        '@'
+                    }
+                })
+                .collect();
+            art.push_str(&row);
+            art.push('\n');
+        }
+        Grid::from_ascii(&art).unwrap()
+    }
+
+    #[test]
+    fn labels_of_a_sparse_map_follow_its_free_cells() {
+        let mut grid = sparse_map();
+        let stored_pages = |grid: &Grid| grid.components().labels.pages.len() / LABEL_PAGE_CELLS;
+        // One page per room row, and a directory of 4 B per 256 cells: 32 KiB in all with the
+        // pool's spare capacity, where dense labels would take 4 MiB.
+        assert_eq!(stored_pages(&grid), 10);
+        let bytes = grid.components().bytes();
+        assert!(
+            bytes <= 2048 * 512 / 64 + 16 * LABEL_PAGE_CELLS * 4 + 64,
+            "{bytes} B"
+        );
+        // Freeing cells far from the room stores their pages; blocking them again finds them.
+        let far = [Cell::new(5, 500), Cell::new(6, 500), Cell::new(2047, 0)];
+        for c in far {
+            grid.set_free(c).unwrap();
+        }
+        let comps = grid.components();
+        assert_eq!(comps.count(), 3);
+        assert_eq!(comps.of(&grid, far[0]), comps.of(&grid, far[1]));
+        assert_ne!(comps.of(&grid, far[0]), comps.of(&grid, far[2]));
+        assert_eq!(comps.of(&grid, Cell::new(0, 0)), None);
+        assert_eq!(stored_pages(&grid), 12);
+        grid.set_blocked(far[2]).unwrap();
+        assert_eq!(grid.components().count(), 2);
+        assert_eq!(grid.components().of(&grid, far[2]), None);
+    }
+
+    #[test]
+    fn fills_across_pages_label_every_cell() {
+        let mut labels = Labels::all_blocked(3 * LABEL_PAGE_CELLS + 7);
+        labels.fill(LABEL_PAGE_CELLS - 3..2 * LABEL_PAGE_CELLS + 5, 9);
+        for i in 0..labels.cells() {
+            let inside = (LABEL_PAGE_CELLS - 3..2 * LABEL_PAGE_CELLS + 5).contains(&i);
+            assert_eq!(labels.get(i), if inside { 9 } else { BLOCKED }, "cell {i}");
+        }
+        // Blocking a cell of an absent page stores nothing.
+        labels.set(3 * LABEL_PAGE_CELLS + 1, BLOCKED);
+        assert_eq!(labels.pages.len(), 3 * LABEL_PAGE_CELLS);
+    }
 }
