@@ -3,9 +3,10 @@
 use std::time::Instant;
 
 use cuplan::grid::Cell;
-use cuplan::wavefront::{Backend, batched_astar};
+use cuplan::wavefront::{Backend, DistanceOptions, WavefrontError, batched_astar_streamed};
 
 use crate::Failure;
+use crate::budget::MemoryLimit;
 use crate::output::{Destination, QueryArgs, QueryRecord, Summary, emit};
 
 /// Arguments of `cuplan batch`.
@@ -19,6 +20,11 @@ pub(crate) struct Args {
     /// Write every cell of each path instead of its turning points.
     #[arg(long)]
     full_path: bool,
+    /// Memory budget of the distance maps and their buffers, e.g. 512MiB or 2GiB: goals are
+    /// answered in chunks whose maps fit it, so any scenario runs within it. A budget too
+    /// small for one map is exit status 3. Default: half the available memory, at most 2 GiB.
+    #[arg(long, value_name = "SIZE")]
+    memory_limit: Option<MemoryLimit>,
 }
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
@@ -27,32 +33,51 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let loaded = args.query.load()?;
     let starts: Vec<Cell> = loaded.queries.iter().map(|(_, q)| q.start).collect();
     let goals: Vec<Cell> = loaded.queries.iter().map(|(_, q)| q.goal).collect();
+    let budget = MemoryLimit::or_default(args.memory_limit);
+    let options = DistanceOptions {
+        backend,
+        // What the command itself holds comes out of the same budget.
+        max_bytes: u128::from(budget.bytes()).saturating_sub(held_bytes(&loaded)),
+        ..DistanceOptions::default()
+    };
     let started = Instant::now();
-    let paths = loaded
-        .pool
-        .install(|| batched_astar(&loaded.grid, &starts, &goals, backend))
-        .map_err(Failure::bad_input)?;
-    let wall = started.elapsed().as_secs_f64();
-    let mut records = Vec::with_capacity(paths.len());
+    // Each answer becomes its record as soon as it is found: one full path at a time is
+    // held beside the records.
+    let mut records: Vec<Option<QueryRecord>> = std::iter::repeat_with(|| None)
+        .take(loaded.queries.len())
+        .collect();
     let (mut solved, mut total_len) = (0, 0.0);
-    for ((index, q), path) in loaded.queries.iter().zip(&paths) {
-        let cells = path.as_ref().map(|p| {
-            if args.full_path {
-                p.cells.clone()
-            } else {
-                turning_points(&p.cells)
+    loaded
+        .pool
+        .install(|| {
+            batched_astar_streamed(&loaded.grid, &starts, &goals, &options, |i, path| {
+                let (index, q) = &loaded.queries[i];
+                let cells = path.as_ref().map(|p| {
+                    if args.full_path {
+                        p.cells.clone()
+                    } else {
+                        turning_points(&p.cells)
+                    }
+                });
+                if let Some(p) = &path {
+                    solved += 1;
+                    total_len += p.moves() as f64;
+                }
+                let answer = path
+                    .as_ref()
+                    .zip(cells.as_deref())
+                    .map(|(p, c)| (p.moves() as f64, c));
+                records[i] = Some(QueryRecord::new(*index, q.start, q.goal, answer));
+            })
+        })
+        .map_err(|e| match e {
+            WavefrontError::TooLarge { .. } => {
+                Failure::limit(format!("memory limit {budget} reached: {e}"))
             }
-        });
-        if let Some(p) = path {
-            solved += 1;
-            total_len += p.moves() as f64;
-        }
-        let answer = path
-            .as_ref()
-            .zip(cells.as_deref())
-            .map(|(p, c)| (p.moves() as f64, c));
-        records.push(QueryRecord::new(*index, q.start, q.goal, answer));
-    }
+            e => Failure::bad_input(e),
+        })?;
+    let wall = started.elapsed().as_secs_f64();
+    let records: Vec<QueryRecord> = records.into_iter().flatten().collect();
     let n = records.len();
     let summary = Summary {
         algo: format!("batched-astar-{backend}"),
@@ -70,6 +95,13 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         },
     };
     emit(out, &records, &summary)
+}
+
+/// Bytes the command holds besides the maps: the grid and the queries (the answers come on
+/// top, about 8 B per path cell with --full-path and a few per turn without).
+fn held_bytes(loaded: &crate::output::Loaded) -> u128 {
+    let query = std::mem::size_of::<(usize, cuplan::grid::ScenEntry)>() + 2 * size_of::<Cell>();
+    (loaded.grid.bytes() + loaded.queries.len() * query) as u128
 }
 
 /// The cells where a 4-connected walk changes direction, plus its ends.

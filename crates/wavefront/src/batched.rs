@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use cuplan_grid::{Cell, Direction, Grid};
 
 use crate::error::Endpoint;
-use crate::{Backend, Distance, DistanceMaps, WavefrontError, distance_maps};
+use crate::{Backend, Distance, DistanceMaps, DistanceOptions, WavefrontError};
 
 /// A 4-connected path: every cell visited, start first, goal last, consecutive cells
 /// 4-adjacent. A query whose start is its goal gives a one-cell path.
@@ -27,6 +27,9 @@ impl GridPath {
 /// Builds one distance map per *distinct* goal (queries sharing a goal share its map), then
 /// walks each path down its map's gradient in O(path length). `None` where the goal cannot be
 /// reached from the start. Every path returned is cost-optimal (unit moves, no diagonals).
+/// The maps are built in chunks of goals within
+/// [`DEFAULT_MAX_MAP_BYTES`](crate::DEFAULT_MAX_MAP_BYTES), as
+/// [`batched_astar_with`] does for another budget.
 ///
 /// Errors: different lengths ([`WavefrontError::LengthMismatch`]), a start or goal out of
 /// range or blocked ([`WavefrontError::InvalidQuery`] naming the query index), or an
@@ -49,6 +52,122 @@ pub fn batched_astar(
     goals: &[Cell],
     backend: Backend,
 ) -> Result<Vec<Option<GridPath>>, WavefrontError> {
+    let options = DistanceOptions {
+        backend,
+        ..DistanceOptions::default()
+    };
+    batched_astar_with(grid, starts, goals, &options)
+}
+
+/// [`batched_astar`] with an explicit kernel and memory budget: `options.max_bytes` bounds
+/// the distance maps and the kernels' per-thread buffers held at once (not the paths
+/// returned, which grow with the answers). Distinct goals are taken in chunks whose maps fit
+/// the budget, each chunk's queries are answered, and the next chunk reuses the maps'
+/// memory, so any number of goals runs within the budget. Maps hold `u16` distances (2 B a
+/// cell), or `u32` from the chunk on where a distance passes 65,534.
+///
+/// Errors: those of [`batched_astar`], and [`WavefrontError::TooLarge`] when not even one
+/// map and the kernels' buffers fit the budget (a limit, not a property of the queries).
+///
+/// ```
+/// use cuplan_grid::{Cell, Grid};
+/// use cuplan_wavefront::{DistanceOptions, batched_astar_with};
+///
+/// let grid = Grid::open(256, 256)?;
+/// let goals: Vec<Cell> = (0..64).map(|i| Cell::new(i * 4, 255)).collect();
+/// let starts = vec![Cell::new(0, 0); goals.len()];
+/// // 64 maps of 128 KiB would take 8 MiB; within 2 MiB they are built a few at a time.
+/// let options = DistanceOptions { max_bytes: 2 << 20, ..DistanceOptions::default() };
+/// let paths = batched_astar_with(&grid, &starts, &goals, &options)?;
+/// assert_eq!(paths[5].as_ref().map(|p| p.moves()), Some(20 + 255));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn batched_astar_with(
+    grid: &Grid,
+    starts: &[Cell],
+    goals: &[Cell],
+    options: &DistanceOptions,
+) -> Result<Vec<Option<GridPath>>, WavefrontError> {
+    let mut paths = vec![None; starts.len()];
+    batched_astar_streamed(grid, starts, goals, options, |query, path| {
+        paths[query] = path;
+    })?;
+    Ok(paths)
+}
+
+/// [`batched_astar_with`] handing each answer to `answer(query index, path)` as soon as its
+/// goal's chunk is done, instead of collecting them: the caller keeps only what it needs
+/// (turning points, costs, a file), so memory stays within `options.max_bytes` plus what
+/// the caller keeps. Every query is answered exactly once, in no particular order.
+///
+/// Errors: those of [`batched_astar_with`]; on an error some queries may have been answered.
+///
+/// ```
+/// use cuplan_grid::{Cell, Grid};
+/// use cuplan_wavefront::{DistanceOptions, batched_astar_streamed};
+///
+/// let grid = Grid::from_ascii("....\n.@@.\n....")?;
+/// let (starts, goals) = ([Cell::new(0, 1), Cell::new(0, 0)], [Cell::new(3, 1), Cell::new(3, 1)]);
+/// let mut moves = [0; 2];
+/// batched_astar_streamed(&grid, &starts, &goals, &DistanceOptions::default(), |q, path| {
+///     moves[q] = path.map_or(0, |p| p.moves());
+/// })?;
+/// assert_eq!(moves, [5, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn batched_astar_streamed(
+    grid: &Grid,
+    starts: &[Cell],
+    goals: &[Cell],
+    options: &DistanceOptions,
+    mut answer: impl FnMut(usize, Option<GridPath>),
+) -> Result<(), WavefrontError> {
+    check_queries(grid, starts, goals)?;
+    let goals = GoalQueries::group(goals);
+    let mut narrow = DistanceMaps::<u16>::default();
+    let mut wide = DistanceMaps::<u32>::default();
+    let mut next = 0;
+    let mut use_wide = false;
+    while next < goals.distinct.len() {
+        let size = if use_wide { 4 } else { 2 };
+        let chunk = next..(next + goals_per_chunk(grid, options.max_bytes, size)?)
+            .min(goals.distinct.len());
+        let built = if use_wide {
+            wide.rebuild(grid, &goals.distinct[chunk.clone()], options)
+        } else {
+            narrow.rebuild(grid, &goals.distinct[chunk.clone()], options)
+        };
+        match built {
+            Err(WavefrontError::DistanceOverflow { .. }) if !use_wide => {
+                // Redo this chunk, and the rest, with maps that hold any distance.
+                narrow = DistanceMaps::default();
+                use_wide = true;
+                continue;
+            }
+            Err(WavefrontError::InvalidGoal { .. }) => {
+                return Err(WavefrontError::Internal {
+                    reason: "a checked goal was refused".to_string(),
+                });
+            }
+            other => other?,
+        }
+        for (slot, queries) in goals.queries[chunk.clone()].iter().enumerate() {
+            for &query in queries {
+                let path = if use_wide {
+                    descend(grid, &wide, slot, starts[query])
+                } else {
+                    descend(grid, &narrow, slot, starts[query])
+                };
+                answer(query, path);
+            }
+        }
+        next = chunk.end;
+    }
+    Ok(())
+}
+
+/// Checks that the slices pair up and every start and goal is a free cell.
+fn check_queries(grid: &Grid, starts: &[Cell], goals: &[Cell]) -> Result<(), WavefrontError> {
     if starts.len() != goals.len() {
         return Err(WavefrontError::LengthMismatch {
             starts: starts.len(),
@@ -66,23 +185,50 @@ pub fn batched_astar(
         grid.check_free(start).map_err(bad(Endpoint::Start))?;
         grid.check_free(goal).map_err(bad(Endpoint::Goal))?;
     }
-    let mut slot_of_goal: HashMap<Cell, usize> = HashMap::new();
-    let mut distinct = Vec::new();
-    let slots: Vec<usize> = goals
-        .iter()
-        .map(|&g| {
-            *slot_of_goal.entry(g).or_insert_with(|| {
-                distinct.push(g);
-                distinct.len() - 1
-            })
-        })
-        .collect();
-    let maps = distance_maps(grid, &distinct, backend)?;
-    Ok(starts
-        .iter()
-        .zip(&slots)
-        .map(|(&start, &slot)| descend(grid, &maps, slot, start))
-        .collect())
+    Ok(())
+}
+
+/// The distinct goals of a batch, in order of first use, and the queries of each.
+struct GoalQueries {
+    distinct: Vec<Cell>,
+    /// Per distinct goal: the indices of its queries.
+    queries: Vec<Vec<usize>>,
+}
+
+impl GoalQueries {
+    fn group(goals: &[Cell]) -> GoalQueries {
+        let mut slot_of_goal: HashMap<Cell, usize> = HashMap::new();
+        let mut grouped = GoalQueries {
+            distinct: Vec::new(),
+            queries: Vec::new(),
+        };
+        for (query, &goal) in goals.iter().enumerate() {
+            let slot = *slot_of_goal.entry(goal).or_insert_with(|| {
+                grouped.distinct.push(goal);
+                grouped.queries.push(Vec::new());
+                grouped.distinct.len() - 1
+            });
+            grouped.queries[slot].push(query);
+        }
+        grouped
+    }
+}
+
+/// How many maps of `size` bytes a cell fit in `max_bytes` beside the kernels' buffers:
+/// about 4 B a cell per thread (a `u16` search map, frontier and plane), kept between calls.
+fn goals_per_chunk(grid: &Grid, max_bytes: u128, size: u128) -> Result<usize, WavefrontError> {
+    let cells = grid.cell_count() as u128;
+    let buffers = rayon::current_num_threads() as u128 * cells * 4;
+    let per_map = (cells * size).max(1);
+    let fitting = max_bytes.saturating_sub(buffers) / per_map;
+    if fitting == 0 {
+        return Err(WavefrontError::TooLarge {
+            what: "one distance map and the kernels' buffers",
+            bytes: buffers + per_map,
+            limit: max_bytes,
+        });
+    }
+    Ok(usize::try_from(fitting).unwrap_or(usize::MAX))
 }
 
 /// Follows strictly decreasing distances from `start` to the goal of map `slot` (of either
@@ -121,7 +267,7 @@ mod tests {
     use cuplan_grid::generate;
 
     use super::*;
-    use crate::distance_maps_u16;
+    use crate::{distance_maps, distance_maps_u16};
 
     /// Descending a `u16` map walks exactly the path of the `u32` map.
     #[test]

@@ -72,7 +72,7 @@ mod sweep;
 mod tiles;
 
 pub use backend::Backend;
-pub use batched::{GridPath, batched_astar};
+pub use batched::{GridPath, batched_astar, batched_astar_streamed, batched_astar_with};
 pub use distance::{
     CpuKernel, DEFAULT_MAX_MAP_BYTES, Distance, DistanceMaps, DistanceOptions, UNREACHABLE,
     UNREACHABLE_U16, distance_maps, distance_maps_in, distance_maps_u16, distance_maps_with,

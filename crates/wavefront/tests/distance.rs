@@ -6,8 +6,8 @@ use common::{arb_grid, bfs, pick, pick_free};
 use cuplan_grid::{Cell, Grid, generate};
 use cuplan_wavefront::{
     Backend, CpuKernel, Distance, DistanceMaps, DistanceOptions, UNREACHABLE, UNREACHABLE_U16,
-    WavefrontError, batched_astar, distance_maps, distance_maps_in, distance_maps_u16,
-    distance_maps_with,
+    WavefrontError, batched_astar, batched_astar_with, distance_maps, distance_maps_in,
+    distance_maps_u16, distance_maps_with,
 };
 use ndarray::Array2;
 use proptest::prelude::*;
@@ -92,6 +92,40 @@ proptest! {
                     prop_assert_eq!(p.moves(), d);
                 }
                 (p, w) => prop_assert!(false, "query {s}->{g}: got {p:?}, BFS says {w:?}"),
+            }
+        }
+    }
+
+    /// Budgets from one map's worth up: the goals are answered a few at a time, and every
+    /// answer is the unchunked one's (a fresh chunk must not see an earlier chunk's maps).
+    #[test]
+    fn chunked_batches_answer_like_one_batch(
+        grid in arb_grid(),
+        picks in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0), 1..12),
+        maps_in_budget in 1u128..5,
+    ) {
+        let queries: Vec<(Cell, Cell)> = picks
+            .iter()
+            .filter_map(|&(a, b, c, d)| Some((pick_free(&grid, a, b)?, pick_free(&grid, c, d)?)))
+            .collect();
+        let starts: Vec<Cell> = queries.iter().map(|q| q.0).collect();
+        let goals: Vec<Cell> = queries.iter().map(|q| q.1).collect();
+        let whole = batched_astar(&grid, &starts, &goals, Backend::Cpu).unwrap();
+        let cells = grid.cell_count() as u128;
+        let buffers = rayon::current_num_threads() as u128 * cells * 4;
+        let options = DistanceOptions {
+            backend: Backend::Cpu,
+            max_bytes: buffers + maps_in_budget * cells * 2,
+            ..DistanceOptions::default()
+        };
+        let chunked = batched_astar_with(&grid, &starts, &goals, &options).unwrap();
+        prop_assert_eq!(chunked.len(), whole.len());
+        for ((a, b), &(s, g)) in chunked.iter().zip(&whole).zip(&queries) {
+            prop_assert_eq!(a.as_ref().map(|p| p.moves()), b.as_ref().map(|p| p.moves()));
+            if let Some(p) = a {
+                prop_assert_eq!(p.cells.first(), Some(&s));
+                prop_assert_eq!(p.cells.last(), Some(&g));
+                prop_assert_eq!(grid.four_path_moves(&p.cells).unwrap(), p.moves());
             }
         }
     }
@@ -314,6 +348,46 @@ fn u16_maps_refuse_distances_past_65534() {
         matches!(err, WavefrontError::DistanceOverflow { .. }),
         "{err}"
     );
+}
+
+/// A budget below one map is a limit, named as one; any budget above it answers everything.
+#[test]
+fn batches_under_a_tiny_budget_are_refused_as_too_large() {
+    let grid = Grid::open(512, 512).unwrap();
+    let (starts, goals) = ([Cell::new(0, 0)], [Cell::new(511, 511)]);
+    let options = DistanceOptions {
+        max_bytes: 512 * 512,
+        ..DistanceOptions::default()
+    };
+    let err = batched_astar_with(&grid, &starts, &goals, &options).unwrap_err();
+    assert!(matches!(err, WavefrontError::TooLarge { .. }), "{err}");
+    assert!(err.to_string().contains("one distance map"), "{err}");
+}
+
+/// Many goals, a budget of about three maps: chunks reuse one allocation and all goals are
+/// answered, with distances past 65,534 (the serpentine's far end) answered from `u32` maps
+/// once a `u16` chunk overflows.
+#[test]
+fn chunked_batches_switch_to_u32_maps_past_65534() {
+    let grid = serpentine(400);
+    let far = Cell::new(0, 0);
+    let mut goals: Vec<Cell> = (0..8).map(|i| Cell::new(50 * i, 200)).collect();
+    goals.insert(5, far);
+    goals.push(Cell::new(399, 398));
+    let starts: Vec<Cell> = goals.iter().map(|_| Cell::new(399, 398)).collect();
+    let cells = grid.cell_count() as u128;
+    let options = DistanceOptions {
+        max_bytes: rayon::current_num_threads() as u128 * cells * 4 + 3 * cells * 4,
+        ..DistanceOptions::default()
+    };
+    let paths = batched_astar_with(&grid, &starts, &goals, &options).unwrap();
+    let wide = distance_maps(&grid, &goals, Backend::Cpu).unwrap();
+    for (i, (path, &start)) in paths.iter().zip(&starts).enumerate() {
+        let path = path.as_ref().expect("the serpentine is one corridor");
+        assert_eq!(Some(path.moves()), wide.get(i, start), "goal {}", goals[i]);
+        assert_eq!(grid.four_path_moves(&path.cells).unwrap(), path.moves());
+    }
+    assert!(paths[5].as_ref().unwrap().moves() > 65_534);
 }
 
 /// Distances past `u16` in `u32` maps: the kernels that search in `u16` first (sweeps and the
