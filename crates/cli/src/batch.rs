@@ -34,10 +34,11 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let starts: Vec<Cell> = loaded.queries.iter().map(|(_, q)| q.start).collect();
     let goals: Vec<Cell> = loaded.queries.iter().map(|(_, q)| q.goal).collect();
     let budget = MemoryLimit::or_default(args.memory_limit);
+    let held = held_bytes(&loaded);
     let options = DistanceOptions {
         backend,
         // What the command itself holds comes out of the same budget.
-        max_bytes: u128::from(budget.bytes()).saturating_sub(held_bytes(&loaded)),
+        max_bytes: u128::from(budget.bytes()).saturating_sub(held),
         ..DistanceOptions::default()
     };
     let started = Instant::now();
@@ -71,8 +72,14 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
             })
         })
         .map_err(|e| match e {
-            WavefrontError::TooLarge { .. } => {
-                Failure::limit(format!("memory limit {budget} reached: {e}"))
+            WavefrontError::TooLarge { what, bytes, .. } => {
+                let size = |b: u128| bytesize::ByteSize(b as u64).display().iec().to_string();
+                Failure::limit(format!(
+                    "memory limit {budget} reached: {what} need {} beside the {} the map and \
+                     queries take",
+                    size(bytes),
+                    size(held)
+                ))
             }
             e => Failure::bad_input(e),
         })?;

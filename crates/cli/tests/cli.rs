@@ -190,6 +190,56 @@ fn batch_answers_with_four_connected_moves() {
     }
 }
 
+/// A budget below one distance map is a limit (status 3, one line naming it); a budget that
+/// holds a few maps answers like the default; a budget that is not a size is bad input.
+#[test]
+fn batch_memory_limits_chunk_goals_or_are_reported_as_limits() {
+    let dir = scratch("batch-budget");
+    let grid = generate::random(700, 700, 0.2, 3).unwrap();
+    let queries = generate::random_queries(&grid, 40, 4);
+    let (map, scen) = write_case(&dir, &grid, &queries);
+    let run = |limit: &str, out: &str| {
+        let out = dir.join(out);
+        let (code, _, stderr) = cuplan(&[
+            "batch",
+            "--map",
+            &map,
+            "--scen",
+            &scen,
+            "--backend",
+            "cpu",
+            "--threads",
+            "2",
+            "--memory-limit",
+            limit,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        (
+            code,
+            stderr,
+            std::fs::read_to_string(out).unwrap_or_default(),
+        )
+    };
+    let (code, stderr, _) = run("1MiB", "tiny.jsonl");
+    assert_eq!(code, 3, "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("memory limit 1.0 MiB reached: one distance map"),
+        "{stderr}"
+    );
+    // 700² cells: 2 threads' buffers take 3.7 MiB, each u16 map 0.9 MiB.
+    let (code, stderr, chunked) = run("8MiB", "chunked.jsonl");
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr, whole) = run("2GiB", "whole.jsonl");
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(chunked.lines().count(), 40);
+    assert_eq!(chunked, whole);
+    let (code, stderr, _) = run("lots", "bad.jsonl");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is not a size"), "{stderr}");
+}
+
 #[test]
 fn info_reports_size_and_components() {
     let dir = scratch("info");
