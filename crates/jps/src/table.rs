@@ -228,31 +228,26 @@ impl JumpTable {
     }
 
     fn repair_cells(&mut self, grid: &Grid, changed: &[Cell]) {
-        // Straight values first (diagonal values read their flags), then diagonals. Each
-        // direction's new values are worked out reading the table and written afterwards.
-        // (Running the four directions of a kind on rayon measured slower on 2 shared cores:
-        // a tick's repair is a few hundred µs, memory-bound.)
-        let straight: Vec<Vec<(usize, i16)>> = Direction::STRAIGHT
-            .iter()
-            .map(|&d| self.line_updates(grid, d, straight_seeds(grid, changed, d)))
-            .collect();
-        let mut flips: Vec<(Cell, Direction)> = Vec::new();
-        for (d, updates) in Direction::STRAIGHT.into_iter().zip(straight) {
-            for (i, new) in updates {
-                let old = std::mem::replace(&mut self.dist[i][d.index()], new);
+        // Straight values first (diagonal values read their flags), then diagonals. A value
+        // reads only values of its own direction further along its own line, so each line is
+        // rewritten in place as it is walked. (Running the four directions of a kind on rayon
+        // measured slower on 2 shared cores: a tick's repair is a few hundred µs,
+        // memory-bound.)
+        let mut flips: Vec<(usize, Direction)> = Vec::new();
+        for d in Direction::STRAIGHT {
+            self.rewrite_lines(grid, d, straight_seeds(grid, changed, d), |i, old, new| {
                 if (old > 0) != (new > 0) {
-                    flips.push((self.cell_of(i), d));
+                    flips.push((i, d));
                 }
-            }
+            });
         }
-        let diagonal: Vec<Vec<(usize, i16)>> = Direction::DIAGONAL
-            .iter()
-            .map(|&d| self.line_updates(grid, d, diagonal_seeds(grid, changed, &flips, d)))
+        let flips: Vec<(Cell, Direction)> = flips
+            .into_iter()
+            .map(|(i, d)| (self.cell_of(i), d))
             .collect();
-        for (d, updates) in Direction::DIAGONAL.into_iter().zip(diagonal) {
-            for (i, new) in updates {
-                self.dist[i][d.index()] = new;
-            }
+        for d in Direction::DIAGONAL {
+            let seeds = diagonal_seeds(grid, changed, &flips, d);
+            self.rewrite_lines(grid, d, seeds, |_, _, _| {});
         }
     }
 
@@ -263,52 +258,51 @@ impl JumpTable {
         )
     }
 
-    /// The new values of direction `d` reached from `seeds`, one line along `d` at a time (a
-    /// row, column or diagonal), as (cell index, value) for the values that change.
+    /// Recomputes the values of direction `d` reached from `seeds`, one line along `d` at a
+    /// time (a row, column or diagonal), writing each changed value and telling
+    /// `on_change(cell index, old, new)`.
     ///
     /// A value reads the value one step along `d`, so each line is walked against `d` from
     /// its most advanced seed: every seed is recomputed, and the walk goes on past a seed
-    /// while values change (carrying the value it just computed), then jumps to the next seed.
-    /// After a jump the value ahead is read from the table, which is right: a cell ahead that
-    /// the walk did not reach, or reached without a change, keeps its value.
-    fn line_updates(
-        &self,
+    /// while values change, then jumps to the next seed. The value ahead is always the
+    /// table's: written by this walk where it changed, and otherwise still right.
+    fn rewrite_lines(
+        &mut self,
         grid: &Grid,
         d: Direction,
         mut seeds: Vec<(i64, i64)>,
-    ) -> Vec<(usize, i16)> {
+        mut on_change: impl FnMut(usize, i16, i16),
+    ) {
         let (dx, dy) = d.delta();
         let (dx, dy) = (i64::from(dx), i64::from(dy));
         // The line's key is constant along d; computing order is decreasing progress along d.
         let line = |(x, y): (i64, i64)| x * dy - y * dx;
         seeds.sort_unstable_by_key(|&(x, y)| (line((x, y)), -(x * dx + y * dy)));
         seeds.dedup();
-        let mut updates = Vec::new();
         for run in seeds.chunk_by(|a, b| line(*a) == line(*b)) {
-            self.walk_line(grid, d, run, &mut updates);
+            self.walk_line(grid, d, run, &mut on_change);
         }
-        updates
     }
 
     fn walk_line(
-        &self,
+        &mut self,
         grid: &Grid,
         d: Direction,
         seeds: &[(i64, i64)],
-        updates: &mut Vec<(usize, i16)>,
+        on_change: &mut impl FnMut(usize, i16, i16),
     ) {
         let (dx, dy) = d.delta();
         let (dx, dy) = (i64::from(dx), i64::from(dy));
         let w = self.width as usize;
         let mut next_seed = 0;
         let (mut x, mut y) = seeds[0];
-        let mut carried: Option<i16> = None;
         loop {
             let i = y as usize * w + x as usize;
-            let new = self.value(grid, x, y, d, carried);
-            let changed = new != self.dist[i][d.index()];
+            let new = self.value(grid, x, y, d);
+            let old = std::mem::replace(&mut self.dist[i][d.index()], new);
+            let changed = new != old;
             if changed {
-                updates.push((i, new));
+                on_change(i, old, new);
             }
             while seeds.get(next_seed) == Some(&(x, y)) {
                 next_seed += 1;
@@ -318,35 +312,28 @@ impl JumpTable {
                 || seeds.get(next_seed) == Some(&back)
             {
                 (x, y) = back;
-                carried = Some(new);
             } else if let Some(&seed) = seeds.get(next_seed) {
                 (x, y) = seed;
-                carried = None;
             } else {
                 break;
             }
         }
     }
 
-    /// The value of (`x`, `y`) in `d` given the value one step along `d`: `carried` when the
-    /// walk just computed it, else the table's.
-    fn value(&self, grid: &Grid, x: i64, y: i64, d: Direction, carried: Option<i16>) -> i16 {
+    /// The value of (`x`, `y`) in `d` given the table's values one step along `d`.
+    #[inline]
+    fn value(&self, grid: &Grid, x: i64, y: i64, d: Direction) -> i16 {
         let (dx, dy) = d.delta();
         let (dx, dy) = (i64::from(dx), i64::from(dy));
         let w = self.width as usize;
-        let ahead = |nx: i64, ny: i64| {
-            let mut cell = self.dist[ny as usize * w + nx as usize];
-            if let Some(v) = carried {
-                cell[d.index()] = v;
-            }
-            cell
-        };
         if d.is_diagonal() {
-            return diagonal_value_with(grid, x, y, d, ahead);
+            return diagonal_value_with(grid, x, y, d, |nx, ny| {
+                self.dist[ny as usize * w + nx as usize]
+            });
         }
         let next = grid
             .contains_signed(x + dx, y + dy)
-            .then(|| ahead(x + dx, y + dy)[d.index()]);
+            .then(|| self.dist[(y + dy) as usize * w + (x + dx) as usize][d.index()]);
         straight_value(grid, x, y, dx, dy, next)
     }
 }
