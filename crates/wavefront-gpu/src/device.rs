@@ -27,15 +27,13 @@ pub struct Device {
 impl Device {
     /// Opens device `ordinal` and loads the kernels.
     ///
-    /// Errors: [`GpuError::NoDriver`] when the CUDA driver library cannot be loaded (checked
-    /// first, because cudarc panics when it is missing), [`GpuError::NoDevice`] when the driver
+    /// Errors: [`GpuError::NoDriver`] when the CUDA driver library cannot be loaded and
+    /// [`GpuError::IncompleteDriver`] when it lacks an entry point the backend calls (both
+    /// checked first, because cudarc panics on either), [`GpuError::NoDevice`] when the driver
     /// has no such device, [`GpuError::Driver`] for any other failure (e.g. a driver too old
     /// for the PTX).
     pub fn open(ordinal: usize) -> Result<Device, GpuError> {
-        // SAFETY: only tries to dlopen the driver library by its usual names.
-        if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(GpuError::NoDriver);
-        }
+        check_driver()?;
         let count = match CudaContext::device_count() {
             Ok(n) => usize::try_from(n).unwrap_or(0),
             // cuInit itself reports a machine with a driver but no device.
@@ -139,6 +137,68 @@ impl Device {
         unsafe { builder.launch(config) }
             .map(|_| ())
             .map_err(GpuError::driver("launching a kernel"))
+    }
+}
+
+/// The driver entry points the backend reaches through cudarc: opening a device, buffers,
+/// copies, launches, events and what their `Drop`s call, and error strings. cudarc resolves
+/// each on its first call and panics when it is missing, so all are checked up front.
+const DRIVER_ENTRY_POINTS: &[&str] = &[
+    "cuInit",
+    "cuDeviceGetCount",
+    "cuDeviceGet",
+    "cuDeviceGetAttribute",
+    "cuDeviceGetName",
+    "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxRelease_v2",
+    "cuCtxGetCurrent",
+    "cuCtxSetCurrent",
+    "cuCtxSynchronize",
+    "cuModuleLoadData",
+    "cuModuleGetFunction",
+    "cuModuleUnload",
+    "cuMemAlloc_v2",
+    "cuMemAllocAsync",
+    "cuMemFree_v2",
+    "cuMemFreeAsync",
+    "cuMemsetD8Async",
+    "cuMemcpyHtoDAsync_v2",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemGetInfo_v2",
+    "cuLaunchKernel",
+    "cuStreamSynchronize",
+    "cuStreamWaitEvent",
+    "cuEventCreate",
+    "cuEventRecord",
+    "cuEventSynchronize",
+    "cuEventQuery",
+    "cuEventDestroy_v2",
+    "cuGetErrorName",
+    "cuGetErrorString",
+];
+
+/// Loads the driver library cudarc would load (the first of its candidate names that
+/// loads) and checks that it has every entry point in [`DRIVER_ENTRY_POINTS`].
+fn check_driver() -> Result<(), GpuError> {
+    let (library, lib) = ["cuda", "nvcuda"]
+        .into_iter()
+        .flat_map(cudarc::get_lib_name_candidates)
+        .find_map(|name| {
+            // SAFETY: loading the driver runs its initialisers, as cudarc's own loading does.
+            let lib = unsafe { libloading::Library::new(&name) }.ok()?;
+            Some((name, lib))
+        })
+        .ok_or(GpuError::NoDriver)?;
+    let missing: Vec<&'static str> = DRIVER_ENTRY_POINTS
+        .iter()
+        .copied()
+        // SAFETY: the symbol is only looked up, never called through this type.
+        .filter(|name| unsafe { lib.get::<*const ()>(name.as_bytes()) }.is_err())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(GpuError::IncompleteDriver { library, missing })
     }
 }
 

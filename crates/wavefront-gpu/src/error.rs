@@ -9,6 +9,15 @@ pub enum GpuError {
     /// The CUDA driver library (`libcuda.so`) could not be loaded.
     #[error("no CUDA driver: the driver library (libcuda) could not be loaded")]
     NoDriver,
+    /// A driver library loaded but lacks entry points the backend calls (an old or stub
+    /// `libcuda`, or another library under its name).
+    #[error("incomplete CUDA driver: {library} lacks {}", missing.join(", "))]
+    IncompleteDriver {
+        /// The file name the library was loaded by.
+        library: String,
+        /// The entry points it lacks.
+        missing: Vec<&'static str>,
+    },
     /// The driver is there but has no device with this ordinal.
     #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
     NoDevice {

@@ -4,8 +4,9 @@
 //!
 //! **Job**: run the two frontier-parallel searches of `cuplan-wavefront` on a GPU.
 //! - [`Device`]: a CUDA device with the kernels loaded. [`Device::open`] reports a missing
-//!   driver library ([`GpuError::NoDriver`]) or device ([`GpuError::NoDevice`]) as an error
-//!   value and never panics (it checks for the driver library before touching CUDA).
+//!   driver library ([`GpuError::NoDriver`]), one without the entry points the backend calls
+//!   ([`GpuError::IncompleteDriver`]) or a missing device ([`GpuError::NoDevice`]) as an
+//!   error value and never panics (it checks the driver library before touching CUDA).
 //! - [`Device::distance_maps`]: many breadth-first distance maps per launch, one thread block
 //!   per goal, the frontier in device memory, levels separated by block barriers; the host
 //!   checks for termination once per [`DistanceConfig::levels_per_launch`] levels and copies the
