@@ -197,10 +197,28 @@ impl Grid {
     pub fn from_array(free: &Array2<bool>) -> Result<Grid> {
         let (h, w) = free.dim();
         check_size(w as u64, h as u64, DEFAULT_MAX_CELLS)?;
-        let mut grid = Grid::open(w as u32, h as u32)?;
-        for ((y, x), &is_free) in free.indexed_iter() {
-            if !is_free {
-                grid.set_blocked_unchecked(Cell::new(x as u32, y as u32));
+        Grid::from_fn(w as u32, h as u32, |x, y| free[[y as usize, x as usize]])
+    }
+
+    /// A `width × height` grid whose cell (`x`, `y`) is free when `is_free(x, y)`, called once
+    /// per cell in row-major order. Errors as [`Grid::open`].
+    ///
+    /// ```
+    /// let grid = cuplan_grid::Grid::from_fn(3, 2, |x, y| (x, y) != (1, 0))?;
+    /// assert_eq!(grid.free_count(), 5);
+    /// # Ok::<(), cuplan_grid::GridError>(())
+    /// ```
+    pub fn from_fn(
+        width: u32,
+        height: u32,
+        mut is_free: impl FnMut(u32, u32) -> bool,
+    ) -> Result<Grid> {
+        let mut grid = Grid::open(width, height)?;
+        for y in 0..height {
+            for x in 0..width {
+                if !is_free(x, y) {
+                    grid.set_blocked_unchecked(Cell::new(x, y));
+                }
             }
         }
         grid.reset_generation();

@@ -70,6 +70,11 @@ pub(crate) fn space_time(
             "the CUDA space-time search does not take CBS constraints yet".into(),
         ));
     }
+    if query.tie_break != crate::TieBreak::WaitFirst {
+        return Err(unavailable(
+            "the CUDA space-time search returns the wait-first tie order only".into(),
+        ));
+    }
     let device = device().map_err(|e| unavailable(e.to_string()))?;
     let empty;
     let table = match query.table {

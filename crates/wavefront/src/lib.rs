@@ -79,6 +79,6 @@ pub use distance::{
 };
 pub use error::{Endpoint, WavefrontError};
 pub use spacetime::{
-    DEFAULT_MAX_SEARCH_BYTES, Heuristic, SpaceTimeQuery, SpaceTimeResult, TimedPath,
+    DEFAULT_MAX_SEARCH_BYTES, Heuristic, SpaceTimeQuery, SpaceTimeResult, TieBreak, TimedPath,
     space_time_astar, space_time_search,
 };

@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use cuplan_grid::{Cell, Grid};
-use cuplan_reservations::{Constraints, Layer, Move, ReservationTable, default_horizon, plane_bit};
+use cuplan_reservations::{Constraints, Layer, ReservationTable, default_horizon, plane_bit};
 
 use crate::backend::Resolved;
 use crate::error::Endpoint;
@@ -71,6 +71,31 @@ impl SpaceTimeResult {
     }
 }
 
+/// Which of several minimal-time paths a search returns: the order in which the walk back from
+/// the goal tries a state's predecessors (every order gives a minimal-arrival path).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TieBreak {
+    /// Wait first, then the cell to the north, east, south, west (the CUDA backend's order).
+    #[default]
+    WaitFirst,
+    /// The Python `cuplan` 0.1 order: entered from the south, north, east, west neighbour,
+    /// then by waiting, so paths equal 0.1's `space_time_astar` cell for cell.
+    MovesFirst,
+}
+
+impl TieBreak {
+    /// Candidate predecessors of `cell`, in this order (`None` off the grid's edge).
+    fn predecessors(self, cell: Cell) -> [Option<Cell>; 5] {
+        use cuplan_grid::Direction::{East, North, South, West};
+        let next = |d| cell.step(d);
+        match self {
+            TieBreak::WaitFirst => [Some(cell), next(North), next(East), next(South), next(West)],
+            TieBreak::MovesFirst => [next(South), next(North), next(East), next(West), Some(cell)],
+        }
+    }
+}
+
 /// A goal's exact distance map used to prune states that cannot reach the goal in time.
 #[derive(Debug, Clone, Copy)]
 pub struct Heuristic<'a> {
@@ -104,6 +129,8 @@ pub struct SpaceTimeQuery<'a> {
     pub backend: Backend,
     /// Refuse to store more than this many bytes of reachable sets.
     pub max_bytes: u128,
+    /// Which minimal-time path to return.
+    pub tie_break: TieBreak,
 }
 
 impl<'a> SpaceTimeQuery<'a> {
@@ -120,6 +147,7 @@ impl<'a> SpaceTimeQuery<'a> {
             min_arrival: 0,
             backend: Backend::Auto,
             max_bytes: DEFAULT_MAX_SEARCH_BYTES,
+            tie_break: TieBreak::WaitFirst,
         }
     }
 
@@ -621,8 +649,11 @@ impl<'q> Wavefront<'q> {
 
     /// A state of `R_{t-1}` from which `cell` at `t` is legally entered.
     fn predecessor(&self, cell: Cell, t: u32) -> Option<Cell> {
-        std::iter::once(cell)
-            .chain(Move::ALL.iter().filter_map(|m| cell.step(m.direction())))
+        self.query
+            .tie_break
+            .predecessors(cell)
+            .into_iter()
+            .flatten()
             .filter(|&u| self.grid.contains(u))
             .find(|&u| self.contains(t - 1, u) && self.move_allowed(u, cell, t))
     }
