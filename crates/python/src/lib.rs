@@ -90,15 +90,8 @@ impl NativeGrid {
 
 impl NativeGrid {
     /// The cell at `(row, col)`, or `ValueError` naming `what` when outside the grid.
-    fn cell(&self, (row, col): RowCol, what: &str) -> PyResult<Cell> {
-        let inside = |v: i64, n: u32| (0..i64::from(n)).contains(&v);
-        if inside(col, self.grid.width()) && inside(row, self.grid.height()) {
-            Ok(Cell::new(col as u32, row as u32))
-        } else {
-            Err(value_error(format!(
-                "{what} ({row}, {col}) is out of bounds"
-            )))
-        }
+    fn cell(&self, rc: RowCol, what: &str) -> PyResult<Cell> {
+        cell_on(&self.grid, rc, what)
     }
 
     /// The cell at `(row, col)`, free, or `ValueError` naming `what`.
@@ -116,6 +109,18 @@ impl NativeGrid {
 
     fn cells(&self, pairs: &[RowCol], what: &str) -> PyResult<Vec<Cell>> {
         pairs.iter().map(|&rc| self.free_cell(rc, what)).collect()
+    }
+}
+
+/// The cell of `grid` at `(row, col)`, or `ValueError` naming `what` when outside it.
+fn cell_on(grid: &Grid, (row, col): RowCol, what: &str) -> PyResult<Cell> {
+    let inside = |v: i64, n: u32| (0..i64::from(n)).contains(&v);
+    if inside(col, grid.width()) && inside(row, grid.height()) {
+        Ok(Cell::new(col as u32, row as u32))
+    } else {
+        Err(value_error(format!(
+            "{what} ({row}, {col}) is out of bounds"
+        )))
     }
 }
 
@@ -290,15 +295,8 @@ impl NativeReservations {
 }
 
 impl NativeReservations {
-    fn cell(&self, (row, col): RowCol, what: &str) -> PyResult<Cell> {
-        let inside = |v: i64, n: u32| (0..i64::from(n)).contains(&v);
-        if inside(col, self.grid.width()) && inside(row, self.grid.height()) {
-            Ok(Cell::new(col as u32, row as u32))
-        } else {
-            Err(value_error(format!(
-                "{what} ({row}, {col}) is out of bounds"
-            )))
-        }
+    fn cell(&self, rc: RowCol, what: &str) -> PyResult<Cell> {
+        cell_on(&self.grid, rc, what)
     }
 
     /// `value(cell, t)` for every time and cell, time-major, cells row-major.

@@ -49,6 +49,21 @@ fn check_against_bfs<D: Distance>(
     }
 }
 
+/// The queries `picks` name on `grid` (fractions of its free cells), as pairs and as start
+/// and goal lists.
+fn free_queries(
+    grid: &Grid,
+    picks: &[(f64, f64, f64, f64)],
+) -> (Vec<(Cell, Cell)>, Vec<Cell>, Vec<Cell>) {
+    let queries: Vec<(Cell, Cell)> = picks
+        .iter()
+        .filter_map(|&(a, b, c, d)| Some((pick_free(grid, a, b)?, pick_free(grid, c, d)?)))
+        .collect();
+    let starts = queries.iter().map(|q| q.0).collect();
+    let goals = queries.iter().map(|q| q.1).collect();
+    (queries, starts, goals)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -73,12 +88,7 @@ proptest! {
 
     #[test]
     fn batched_paths_are_legal_and_optimal(grid in arb_grid(), picks in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0), 0..8)) {
-        let queries: Vec<(Cell, Cell)> = picks
-            .iter()
-            .filter_map(|&(a, b, c, d)| Some((pick_free(&grid, a, b)?, pick_free(&grid, c, d)?)))
-            .collect();
-        let starts: Vec<Cell> = queries.iter().map(|q| q.0).collect();
-        let goals: Vec<Cell> = queries.iter().map(|q| q.1).collect();
+        let (queries, starts, goals) = free_queries(&grid, &picks);
         let paths = batched_astar(&grid, &starts, &goals, Backend::Auto).unwrap();
         prop_assert_eq!(paths.len(), queries.len());
         for (path, &(s, g)) in paths.iter().zip(&queries) {
@@ -104,12 +114,7 @@ proptest! {
         picks in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0), 1..12),
         maps_in_budget in 1u128..5,
     ) {
-        let queries: Vec<(Cell, Cell)> = picks
-            .iter()
-            .filter_map(|&(a, b, c, d)| Some((pick_free(&grid, a, b)?, pick_free(&grid, c, d)?)))
-            .collect();
-        let starts: Vec<Cell> = queries.iter().map(|q| q.0).collect();
-        let goals: Vec<Cell> = queries.iter().map(|q| q.1).collect();
+        let (queries, starts, goals) = free_queries(&grid, &picks);
         let whole = batched_astar(&grid, &starts, &goals, Backend::Cpu).unwrap();
         let cells = grid.cell_count() as u128;
         let buffers = rayon::current_num_threads() as u128 * cells * 4;
