@@ -121,7 +121,11 @@ fn build(root: &Path) -> anyhow::Result<PathBuf> {
             "-Z",
             "build-std=core",
         ])
-        .args(DEVICE_PROFILE.iter().flat_map(|setting| ["--config", setting]))
+        .args(
+            DEVICE_PROFILE
+                .iter()
+                .flat_map(|setting| ["--config", setting]),
+        )
         .args(["--crate-type", "cdylib", "--manifest-path"])
         .arg(&manifest)
         .arg("--")
