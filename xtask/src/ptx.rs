@@ -5,10 +5,10 @@
 //! Pipeline (see `../shared/notes/gpu-toolchain.md` for why): a nested `cargo rustc --release
 //! --target nvptx64-nvidia-cuda -Z build-std=core --crate-type cdylib` with `RUSTC_BOOTSTRAP=1`
 //! scoped to that one command, its own target dir and the device profile as `--config`
-//! settings ([`DEVICE_PROFILE`]; the crate is a workspace member); the target's linker is replaced (`-C
-//! linker=`) by a trampoline into `xtask ptx-link`, which runs the llvm-tools component's
-//! `llvm-link` (crate bitcode + needed members of the core rlibs) → `opt` (internalize all
-//! but the kernels, globaldce, O3) → `llc --mcpu=sm_80`.
+//! settings ([`DEVICE_PROFILE`]; the crate is a workspace member); the target's linker is
+//! replaced (`-C linker=`) by a trampoline into `xtask ptx-link`, which runs the llvm-tools
+//! component's `llvm-link` (crate bitcode + needed members of the core rlibs) → `opt`
+//! (internalize all but the kernels, globaldce, O3) → `llc --mcpu=sm_80`.
 //!
 //! `--check` rebuilds into a temp file and fails when it differs from the committed PTX, when
 //! a kernel is not an `.entry` or when an `.extern` (an unresolved call, e.g. a panic path)
