@@ -4,10 +4,11 @@
 //!
 //! Pipeline (see `../shared/notes/gpu-toolchain.md` for why): a nested `cargo rustc --release
 //! --target nvptx64-nvidia-cuda -Z build-std=core --crate-type cdylib` with `RUSTC_BOOTSTRAP=1`
-//! scoped to that one command and its own target dir; the target's linker is replaced (`-C
-//! linker=`) by a trampoline into `xtask ptx-link`, which runs the llvm-tools component's
-//! `llvm-link` (crate bitcode + needed members of the core rlibs) → `opt` (internalize all
-//! but the kernels, globaldce, O3) → `llc --mcpu=sm_80`.
+//! scoped to that one command, its own target dir and the device profile as `--config`
+//! settings ([`DEVICE_PROFILE`]; the crate is a workspace member); the target's linker is
+//! replaced (`-C linker=`) by a trampoline into `xtask ptx-link`, which runs the llvm-tools
+//! component's `llvm-link` (crate bitcode + needed members of the core rlibs) → `opt`
+//! (internalize all but the kernels, globaldce, O3) → `llc --mcpu=sm_80`.
 //!
 //! `--check` rebuilds into a temp file and fails when it differs from the committed PTX, when
 //! a kernel is not an `.entry` or when an `.extern` (an unresolved call, e.g. a panic path)
@@ -28,6 +29,17 @@ const DEVICE_TARGET: &str = "nvptx64-nvidia-cuda";
 const KERNELS_DIR: &str = "crates/wavefront-gpu/kernels";
 const COMMITTED: &str = "crates/wavefront-gpu/ptx/kernels.ptx";
 const NVCC_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
+/// The device build's profile, given on its command line because the kernels crate is a
+/// workspace member (a member's own `[profile]` is ignored) and the workspace's release profile
+/// is the host's: no unwinding on the GPU, and the whole crate in one unit so every panic path
+/// is optimised away before the PTX is written.
+const DEVICE_PROFILE: &[&str] = &[
+    "profile.release.opt-level=3",
+    "profile.release.panic=\"abort\"",
+    "profile.release.codegen-units=1",
+    "profile.release.debug=false",
+    "profile.release.lto=false",
+];
 
 /// Arguments of `cargo xtask ptx`.
 #[derive(Debug, clap::Args)]
@@ -109,6 +121,11 @@ fn build(root: &Path) -> anyhow::Result<PathBuf> {
             "-Z",
             "build-std=core",
         ])
+        .args(
+            DEVICE_PROFILE
+                .iter()
+                .flat_map(|setting| ["--config", setting]),
+        )
         .args(["--crate-type", "cdylib", "--manifest-path"])
         .arg(&manifest)
         .arg("--")

@@ -1,8 +1,10 @@
-//! Tidy checks: the crate layering rule and the documentation rules, read from the tree.
+//! Tidy checks: the crate layering rule, the documentation rules and the crates.io metadata,
+//! read from the tree.
 //!
 //! The rule (ARCHITECTURE.md): grid ← jps; grid ← reservations ← wavefront ← mapf;
-//! wavefront-gpu beside wavefront (wavefront reaches it only behind `cuda`); the facade re-exports
-//! them all; cli, python and xtask sit on top. Any other edge between members is a violation.
+//! wavefront-gpu (over its device code, wavefront-kernels) beside wavefront (wavefront reaches it
+//! only behind `cuda`); the facade re-exports them all; cli, python and xtask sit on
+//! top. Any other edge between members is a violation.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +19,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("cuplan-wavefront", "cuplan-wavefront-gpu"),
     ("cuplan-wavefront-gpu", "cuplan-grid"),
     ("cuplan-wavefront-gpu", "cuplan-reservations"),
+    ("cuplan-wavefront-gpu", "cuplan-wavefront-kernels"),
     ("cuplan-mapf", "cuplan-grid"),
     ("cuplan-mapf", "cuplan-reservations"),
     ("cuplan-mapf", "cuplan-wavefront"),
@@ -37,6 +40,12 @@ const OPTIONAL_ONLY: &[(&str, &str)] = &[
     ("cuplan", "cuplan-wavefront-gpu"),
 ];
 
+/// Files every published crate ships beside its manifest (symlinks to the root's copies).
+const LICENCE_FILES: &[&str] = &["LICENSE-MIT", "LICENSE-APACHE"];
+
+/// The most keywords crates.io accepts.
+const MAX_KEYWORDS: usize = 5;
+
 /// The workspace root (the parent of `xtask/`).
 pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,6 +59,9 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<String>> {
     let mut problems = Vec::new();
     let metadata = cargo_metadata(root)?;
     check_edges(&metadata, &mut problems);
+    for package in packages(&metadata) {
+        check_publishable(package, &mut problems);
+    }
     for manifest in member_manifests(&metadata) {
         check_manifest(&manifest, &mut problems)?;
         let src = manifest
@@ -121,6 +133,62 @@ fn member_manifests(metadata: &serde_json::Value) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A crate that can be published (no `publish = false`) carries what crates.io and docs.rs show
+/// and the licence texts, so `cargo package --workspace` gives complete packages.
+fn check_publishable(package: &serde_json::Value, problems: &mut Vec<String>) {
+    if package["publish"].as_array().is_some_and(Vec::is_empty) {
+        return;
+    }
+    let name = package["name"].as_str().unwrap_or_default();
+    for field in [
+        "description",
+        "license",
+        "repository",
+        "readme",
+        "rust_version",
+    ] {
+        if package[field].as_str().is_none_or(str::is_empty) {
+            problems.push(format!(
+                "{name}: published, so needs `{field}` in its manifest"
+            ));
+        }
+    }
+    for field in ["keywords", "categories"] {
+        let count = package[field].as_array().map_or(0, Vec::len);
+        if count == 0 {
+            problems.push(format!(
+                "{name}: published, so needs `{field}` in its manifest"
+            ));
+        }
+    }
+    if package["keywords"]
+        .as_array()
+        .is_some_and(|k| k.len() > MAX_KEYWORDS)
+    {
+        problems.push(format!(
+            "{name}: at most {MAX_KEYWORDS} keywords (crates.io)"
+        ));
+    }
+    let Some(dir) = package["manifest_path"]
+        .as_str()
+        .and_then(|m| Path::new(m).parent())
+    else {
+        return;
+    };
+    let readme = package["readme"].as_str().unwrap_or("README.md");
+    let mut files: Vec<&str> = LICENCE_FILES.to_vec();
+    files.push(readme);
+    for file in files {
+        // `is_file` follows symlinks, as `cargo package` does.
+        if !dir.join(file).is_file() {
+            problems.push(format!(
+                "{name}: published, so needs {file} in {} (a symlink to the root's copy)",
+                dir.display()
+            ));
+        }
+    }
+}
+
 fn check_manifest(manifest: &Path, problems: &mut Vec<String>) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(manifest)?;
     let lints = text.split("[lints]").nth(1).unwrap_or("");
@@ -173,6 +241,33 @@ mod tests {
             "tidy problems:\n{}",
             problems.join("\n")
         );
+    }
+
+    #[test]
+    fn incomplete_metadata_is_caught() {
+        let complete = serde_json::json!({
+            "name": "cuplan-grid", "publish": null, "description": "d", "license": "MIT",
+            "repository": "r", "readme": "README.md", "rust_version": "1.89",
+            "keywords": ["grid"], "categories": ["algorithms"],
+            "manifest_path": workspace_root().join("crates/grid/Cargo.toml"),
+        });
+        let mut problems = Vec::new();
+        check_publishable(&complete, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+
+        let mut bare = complete.clone();
+        bare["keywords"] = serde_json::json!([]);
+        bare["description"] = serde_json::Value::Null;
+        bare["manifest_path"] = serde_json::json!("/nonexistent/Cargo.toml");
+        check_publishable(&bare, &mut problems);
+        assert_eq!(problems.len(), 5, "{problems:?}"); // description, keywords, 3 files
+        assert!(problems[0].contains("`description`"));
+
+        let mut unpublished = bare;
+        unpublished["publish"] = serde_json::json!([]);
+        problems.clear();
+        check_publishable(&unpublished, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
     }
 
     #[test]

@@ -69,3 +69,8 @@ pub use generate::Family;
 pub use grid::{Change, DEFAULT_MAX_CELLS, Grid, MAX_SIDE};
 pub use movingai::{MAX_SCEN_BYTES, ScenEntry, Scenario, max_map_bytes};
 pub use path::expand_waypoints;
+
+/// The README's example, compiled and run as a doctest (so the crates.io page matches the API).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

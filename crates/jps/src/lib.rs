@@ -85,3 +85,8 @@ pub use error::{Endpoint, JpsError, TableRefused};
 pub use planner::{Planner, find_path, find_paths, find_paths_with, with_thread_searcher};
 pub use smooth::{euclidean_length, line_of_sight, smooth};
 pub use table::{JumpTable, Upkeep};
+
+/// The README's example, compiled and run as a doctest (so the crates.io page matches the API).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

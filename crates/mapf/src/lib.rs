@@ -675,3 +675,8 @@ fn trimmed(mut path: Vec<Cell>) -> Vec<Cell> {
     path.truncate(keep);
     path
 }
+
+/// The README's example, compiled and run as a doctest (so the crates.io page matches the API).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

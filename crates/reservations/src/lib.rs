@@ -50,3 +50,8 @@ pub use constraints::{Constraints, TimeConstraints};
 pub use error::ReservationError;
 pub use moves::{Move, plane_bit, plane_stride};
 pub use table::{DEFAULT_MAX_BYTES, Layer, MAX_HORIZON, ReservationTable, default_horizon};
+
+/// The README's example, compiled and run as a doctest (so the crates.io page matches the API).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

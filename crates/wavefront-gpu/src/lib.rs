@@ -73,3 +73,8 @@ pub const KERNELS: [&str; 5] = [
     "space_time_step",
     "reserve_words",
 ];
+
+/// The README's example, compiled and run as a doctest (so the crates.io page matches the API).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

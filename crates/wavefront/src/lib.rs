@@ -82,3 +82,8 @@ pub use spacetime::{
     DEFAULT_MAX_SEARCH_BYTES, Heuristic, SpaceTimeQuery, SpaceTimeResult, TieBreak, TimedPath,
     space_time_astar, space_time_search,
 };
+
+/// The README's example, compiled and run as a doctest (so the crates.io page matches the API).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

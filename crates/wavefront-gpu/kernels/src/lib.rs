@@ -26,7 +26,7 @@
 //! rust-cuda's `cuda_builder` later means rewriting the entry points in `kernels` with
 //! `cuda_std`'s index functions; `word`, `body` and `launch` stay as they are.
 //!
-//! Tests: `crates/wavefront-gpu/tests/` (the kernels crate itself is not a workspace member).
+//! Tests: `crates/wavefront-gpu/tests/` (the kernels crate has no test target of its own).
 //!
 //! ```
 //! use cuplan_wavefront_kernels::word::dilate4;
