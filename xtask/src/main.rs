@@ -1,11 +1,13 @@
 //! `cargo xtask`: project automation, in Rust so it runs wherever cargo does.
 //!
 //! - `cargo xtask bench [suite]`: the GPPC-style benchmark (see `bench`).
+//! - `cargo xtask conformance`: every query of the benchmark corpus through every engine.
 //! - `cargo xtask tidy`: layering and documentation rules (also run by `cargo test`).
 
 #![forbid(unsafe_code)]
 
 mod bench;
+mod conformance;
 mod gpu;
 mod ptx;
 mod tidy;
@@ -23,6 +25,8 @@ struct Cli {
 enum Command {
     /// Benchmark the grid searches (default), or another suite.
     Bench(Box<bench::Args>),
+    /// Run the conformance test on every query of ../shared/data (the default test samples).
+    Conformance(conformance::Args),
     /// Check the crate layering rule and the documentation rules.
     Tidy,
     /// Build the CUDA kernels to the committed PTX (`--check`: fail if it is stale).
@@ -41,6 +45,7 @@ enum Command {
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Bench(args) => bench::run(&args),
+        Command::Conformance(args) => conformance::run(&args),
         Command::Ptx(args) => ptx::run(&args),
         Command::GpuTest(args) => gpu::run(&args),
         Command::PtxLink { args } => ptx::link(&args),

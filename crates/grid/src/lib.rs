@@ -57,6 +57,9 @@ pub mod generate;
 mod grid;
 mod movingai;
 mod path;
+#[cfg(feature = "testkit")]
+#[doc(hidden)]
+pub mod testkit;
 
 pub use bits::BitPlane;
 pub use cell::{Cell, CellIndex, Direction};

@@ -3,29 +3,55 @@
 //! algorithm. Every query must be solved with a legal path whose exact cost matches the scen's
 //! optimal length (Moving AI tolerance, via `OctileCost::matches_length`).
 //!
-//! Sampling, to fit CI (2 cores, test profile at opt-level 3; the corpus has 131,176 queries,
-//! 24,000 of them on the 1-wide maze where a JPS query expands ~16,000 nodes): see
-//! [`sampling`]. The four bit-scanning and table variants (`jps-bit`, `jps-bitprune`,
-//! `jps-bitpre`, `jps-bitprunepre`) check **every** query; cell-by-cell `jps` every 2nd and
-//! `astar` every 16th (each at its own offset). About 3–4 minutes on 2 idle cores. (All six
-//! were also run once on every query, `astar` on every 8th: all optimal.) `jps-bitprune` and
-//! `jps-bitpre` search with the paged node table ([`Searcher::paged`]), the rest with the dense
-//! one. Skips with a message when the data folder is absent.
+//! Two modes, chosen by the `CUPLAN_CONFORMANCE` environment variable (see [`Mode`]):
+//!
+//! - **sampled** (the default, what `cargo test --workspace` runs): a deterministic subset of
+//!   every scenario file (every map, legacy and MAPF sets included) through every algorithm:
+//!   the four bit-scanning and table variants (`jps-bit`, `jps-bitprune`, `jps-bitpre`,
+//!   `jps-bitprunepre`) every 6th query, cell-by-cell `jps` every 12th and `astar` every 96th,
+//!   each at its own offset so together they touch different queries. About 30 s on 2 cores
+//!   in the test profile.
+//! - **full** (`CUPLAN_CONFORMANCE=full`, run by `cargo xtask conformance` and CI): every
+//!   query of the corpus (131,176, 24,000 of them on the 1-wide maze where a JPS query expands
+//!   ~16,000 nodes) through every algorithm.
+//!
+//! The test prints (stderr; `--nocapture` to see it) which mode ran and how many queries each
+//! algorithm checked. `jps-bitprune` and `jps-bitpre` search with the paged node table
+//! ([`Searcher::paged`]), the rest with the dense one. Skips with a message when the data
+//! folder is absent.
 
 use std::path::{Path as FsPath, PathBuf};
 
 use cuplan_grid::{Cell, Grid, Scenario};
 use cuplan_jps::{Algorithm, Planner, Searcher, find_paths, find_paths_with};
 
+/// How much of the corpus to check: `CUPLAN_CONFORMANCE` unset (or `sampled`) or `full`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Sampled,
+    Full,
+}
+
+impl Mode {
+    fn from_env() -> Mode {
+        match std::env::var("CUPLAN_CONFORMANCE").as_deref() {
+            Err(_) | Ok("") | Ok("sampled") => Mode::Sampled,
+            Ok("full") => Mode::Full,
+            Ok(other) => panic!("CUPLAN_CONFORMANCE={other:?}: expected `full` or `sampled`"),
+        }
+    }
+}
+
 /// Which queries of a scenario file `algo` checks: every `n`-th, starting at `offset`.
-fn sampling(algo: Algorithm) -> (usize, usize) {
-    match algo {
-        Algorithm::JpsBit
-        | Algorithm::JpsBitPrune
-        | Algorithm::JpsBitPre
-        | Algorithm::JpsBitPrunePre => (1, 0),
-        Algorithm::Jps => (2, 1),
-        Algorithm::AStar => (16, 5),
+fn sampling(mode: Mode, algo: Algorithm) -> (usize, usize) {
+    match (mode, algo) {
+        (Mode::Full, _) => (1, 0),
+        (Mode::Sampled, Algorithm::JpsBit) => (6, 0),
+        (Mode::Sampled, Algorithm::JpsBitPrune) => (6, 1),
+        (Mode::Sampled, Algorithm::JpsBitPre) => (6, 2),
+        (Mode::Sampled, Algorithm::JpsBitPrunePre) => (6, 3),
+        (Mode::Sampled, Algorithm::Jps) => (12, 4),
+        (Mode::Sampled, Algorithm::AStar) => (96, 5),
     }
 }
 
@@ -113,6 +139,7 @@ fn every_benchmark_query_is_solved_optimally_by_every_algorithm() -> anyhow::Res
         );
         return Ok(());
     }
+    let mode = Mode::from_env();
     let pairs = corpus(&data);
     assert!(
         pairs.len() >= 27 + 4 + 68,
@@ -133,7 +160,13 @@ fn every_benchmark_query_is_solved_optimally_by_every_algorithm() -> anyhow::Res
         scen.check_against(grid)?;
         for (ai, algo) in Algorithm::ALL.into_iter().enumerate() {
             let planner = Planner::new(grid.clone(), algo)?;
-            let (every, offset) = sampling(algo);
+            let (every, offset) = sampling(mode, algo);
+            // Short files (fewer lines than the offset) still get their first query.
+            let offset = if offset < scen.entries.len() {
+                offset
+            } else {
+                0
+            };
             let entries: Vec<_> = scen.entries.iter().skip(offset).step_by(every).collect();
             let queries: Vec<(Cell, Cell)> = entries.iter().map(|e| (e.start, e.goal)).collect();
             let timer = std::time::Instant::now();
@@ -175,6 +208,20 @@ fn every_benchmark_query_is_solved_optimally_by_every_algorithm() -> anyhow::Res
             checked[ai] += queries.len();
         }
     }
+    let total: usize = checked.iter().sum();
+    eprintln!(
+        "conformance ({}): {total} (query, algorithm) checks over {} scenario files{}",
+        match mode {
+            Mode::Sampled => "sampled",
+            Mode::Full => "full",
+        },
+        pairs.len(),
+        match mode {
+            Mode::Sampled =>
+                "; CUPLAN_CONFORMANCE=full (cargo xtask conformance) checks every query",
+            Mode::Full => "",
+        }
+    );
     for ((algo, n), s) in Algorithm::ALL.iter().zip(checked).zip(seconds) {
         eprintln!("{algo}: {n} queries checked in {s:.1} s (wall, 2 threads)");
     }

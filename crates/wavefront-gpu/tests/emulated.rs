@@ -1,29 +1,19 @@
 //! The kernels run on the host (`emulate`) against independent oracles written here: a plain
 //! queue BFS for distance maps, a plain BFS over `(cell, time)` states for space-time.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 
 use cuplan_grid::{Cell, Grid, generate};
 use cuplan_wavefront_gpu::emulate::{self, HostReservations};
 use cuplan_wavefront_gpu::{DistanceConfig, DistanceKernel, GpuError, UNREACHABLE};
 use proptest::prelude::*;
 
+/// The shared plain-BFS oracle (`cuplan_grid::testkit`), unreachable as [`UNREACHABLE`].
 fn bfs(grid: &Grid, goal: Cell) -> Vec<u32> {
-    let w = grid.width() as usize;
-    let mut dist = vec![UNREACHABLE; grid.cell_count()];
-    dist[goal.y as usize * w + goal.x as usize] = 0;
-    let mut queue = VecDeque::from([goal]);
-    while let Some(c) = queue.pop_front() {
-        let d = dist[c.y as usize * w + c.x as usize];
-        for n in grid.neighbours4(c) {
-            let slot = &mut dist[n.y as usize * w + n.x as usize];
-            if *slot == UNREACHABLE {
-                *slot = d + 1;
-                queue.push_back(n);
-            }
-        }
-    }
-    dist
+    cuplan_grid::testkit::bfs4(grid, goal)
+        .into_iter()
+        .map(|d| d.unwrap_or(UNREACHABLE))
+        .collect()
 }
 
 fn free_cells(grid: &Grid) -> Vec<Cell> {

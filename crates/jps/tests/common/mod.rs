@@ -1,68 +1,17 @@
-//! Independent oracle for the jps tests: a plain Dijkstra with its own move rules.
+//! Independent oracle for the jps tests: a plain Dijkstra with its own move rules
+//! (`cuplan_grid::testkit::octile_dijkstra`, which calls no jps code).
 
 #![allow(dead_code)]
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use std::sync::Arc;
 
 use cuplan_grid::{Cell, Grid, OctileCost};
 use cuplan_jps::{Algorithm, Planner, Searcher};
 
-/// Whether `(x, y)` is inside the grid and free.
-fn free(grid: &Grid, x: i64, y: i64) -> bool {
-    x >= 0
-        && y >= 0
-        && x < i64::from(grid.width())
-        && y < i64::from(grid.height())
-        && grid.is_free(Cell::new(x as u32, y as u32))
-}
-
 /// Exact octile distances from `start` to every cell (`None` = unreachable), written from the
-/// benchmark's rules alone: 8 moves, a diagonal needs both orthogonal cells free.
-pub(crate) fn dijkstra(grid: &Grid, start: Cell) -> Vec<Option<OctileCost>> {
-    let w = grid.width() as usize;
-    let mut dist: Vec<Option<OctileCost>> = vec![None; grid.cell_count()];
-    let mut heap = BinaryHeap::new();
-    dist[start.y as usize * w + start.x as usize] = Some(OctileCost::ZERO);
-    heap.push(Reverse((OctileCost::ZERO, start.y, start.x)));
-    while let Some(Reverse((d, y, x))) = heap.pop() {
-        if dist[y as usize * w + x as usize] != Some(d) {
-            continue;
-        }
-        for dy in -1i64..=1 {
-            for dx in -1i64..=1 {
-                if (dx, dy) == (0, 0) {
-                    continue;
-                }
-                let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
-                if !free(grid, nx, ny) {
-                    continue;
-                }
-                let diagonal = dx != 0 && dy != 0;
-                if diagonal
-                    && !(free(grid, i64::from(x) + dx, i64::from(y))
-                        && free(grid, i64::from(x), i64::from(y) + dy))
-                {
-                    continue;
-                }
-                let step = if diagonal {
-                    OctileCost::new(0, 1)
-                } else {
-                    OctileCost::new(1, 0)
-                };
-                let nd = d + step;
-                let slot = &mut dist[ny as usize * w + nx as usize];
-                if slot.is_none_or(|old| nd < old) {
-                    *slot = Some(nd);
-                    heap.push(Reverse((nd, ny as u32, nx as u32)));
-                }
-            }
-        }
-    }
-    dist
-}
+/// benchmark's rules alone (the shared oracle in `cuplan_grid::testkit`, independent of jps).
+#[allow(unused_imports)] // not every test binary that includes `common` uses it
+pub(crate) use cuplan_grid::testkit::octile_dijkstra as dijkstra;
 
 /// Free cells in row-major order.
 pub(crate) fn free_cells(grid: &Grid) -> Vec<Cell> {

@@ -39,25 +39,11 @@ fn moves(grid: &Grid, c: Cell) -> Vec<Cell> {
     out
 }
 
-/// Plain BFS distance between two cells (4-connected).
+/// Plain BFS distance between two cells (4-connected; the shared oracle in
+/// `cuplan_grid::testkit`, independent of mapf and wavefront).
 pub(crate) fn bfs_distance(grid: &Grid, from: Cell, to: Cell) -> Option<u64> {
-    let mut dist: HashMap<Cell, u64> = HashMap::new();
-    let mut queue = std::collections::VecDeque::new();
-    dist.insert(from, 0);
-    queue.push_back(from);
-    while let Some(c) = queue.pop_front() {
-        let d = dist[&c];
-        if c == to {
-            return Some(d);
-        }
-        for n in moves(grid, c).into_iter().skip(1) {
-            if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(n) {
-                e.insert(d + 1);
-                queue.push_back(n);
-            }
-        }
-    }
-    None
+    let dist = cuplan_grid::testkit::bfs4(grid, to);
+    dist[from.y as usize * grid.width() as usize + from.x as usize].map(u64::from)
 }
 
 /// The optimal sum of costs by Dijkstra over joint states (positions, finished flags).

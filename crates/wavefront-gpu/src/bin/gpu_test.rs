@@ -10,7 +10,6 @@
 //! Usage: `cuplan-gpu-test [--data DIR] [--require-gpu] [--quick]`. Without a CUDA driver or
 //! device it prints why and exits 0 (1 with `--require-gpu`); any parity failure exits 1.
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -203,22 +202,12 @@ fn benchmark_grids(data: Option<&std::path::Path>) -> Vec<(String, Grid)> {
     grids
 }
 
+/// The shared plain-BFS oracle (`cuplan_grid::testkit`), unreachable as [`UNREACHABLE`].
 fn bfs(grid: &Grid, goal: Cell) -> Vec<u32> {
-    let w = grid.width() as usize;
-    let mut dist = vec![UNREACHABLE; grid.cell_count()];
-    dist[goal.y as usize * w + goal.x as usize] = 0;
-    let mut queue = VecDeque::from([goal]);
-    while let Some(c) = queue.pop_front() {
-        let d = dist[c.y as usize * w + c.x as usize];
-        for n in grid.neighbours4(c) {
-            let slot = &mut dist[n.y as usize * w + n.x as usize];
-            if *slot == UNREACHABLE {
-                *slot = d + 1;
-                queue.push_back(n);
-            }
-        }
-    }
-    dist
+    cuplan_grid::testkit::bfs4(grid, goal)
+        .into_iter()
+        .map(|d| d.unwrap_or(UNREACHABLE))
+        .collect()
 }
 
 /// Gradient descent on one map, neighbours in the order N, E, S, W.

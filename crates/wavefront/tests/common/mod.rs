@@ -1,37 +1,14 @@
 //! Independent oracles and generators shared by the wavefront tests.
 #![allow(dead_code, unreachable_pub)]
 
-use std::collections::VecDeque;
-
 use cuplan_grid::{Cell, Grid};
 use ndarray::Array2;
 use proptest::prelude::*;
 
-/// Plain BFS distances from `goal` over 4-neighbours, `None` where unreachable.
-pub fn bfs(grid: &Grid, goal: Cell) -> Vec<Option<u32>> {
-    let (w, h) = (grid.width() as i64, grid.height() as i64);
-    let mut dist = vec![None; (w * h) as usize];
-    if !grid.is_free(goal) {
-        return dist;
-    }
-    let idx = |x: i64, y: i64| (y * w + x) as usize;
-    dist[idx(goal.x as i64, goal.y as i64)] = Some(0);
-    let mut queue = VecDeque::from([(goal.x as i64, goal.y as i64)]);
-    while let Some((x, y)) = queue.pop_front() {
-        let d = dist[idx(x, y)].unwrap();
-        for (dx, dy) in [(0, -1), (1, 0), (0, 1), (-1, 0)] {
-            let (nx, ny) = (x + dx, y + dy);
-            if nx < 0 || ny < 0 || nx >= w || ny >= h {
-                continue;
-            }
-            if grid.is_free_signed(nx, ny) && dist[idx(nx, ny)].is_none() {
-                dist[idx(nx, ny)] = Some(d + 1);
-                queue.push_back((nx, ny));
-            }
-        }
-    }
-    dist
-}
+/// Plain BFS distances from `goal` over 4-neighbours, `None` where unreachable (the shared
+/// oracle in `cuplan_grid::testkit`, independent of wavefront).
+#[allow(unused_imports)] // not every test binary that includes `common` uses it
+pub use cuplan_grid::testkit::bfs4 as bfs;
 
 /// Random grids of odd and thin shapes (1×N included) with a density of blocked cells.
 pub fn arb_grid() -> impl Strategy<Value = Grid> {
