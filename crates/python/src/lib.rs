@@ -146,19 +146,20 @@ fn distance_maps<'py>(
     sources: PyReadonlyArray2<'_, i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let sources = grid.cells(&pairs_of(sources)?, "source")?;
+    if grid.grid.free_count() > i32::MAX as u64 {
+        return Err(value_error("distances on this grid may not fit in int32"));
+    }
     let (w, h) = (grid.grid.width() as usize, grid.grid.height() as usize);
     let n = sources.len();
-    let flat = py.detach(|| {
-        cuplan::wavefront::distance_maps(&grid.grid, &sources, Backend::Cpu).map(|maps| {
-            let data = maps.as_array();
-            data.iter()
-                .map(|&d| if d == UNREACHABLE { -1 } else { d as i32 })
-                .collect::<Vec<i32>>()
-        })
-    });
-    let flat = flat.map_err(value_error)?;
-    let array = PyArray1::from_vec(py, flat);
-    Ok(array.reshape([n, h, w])?.into_any())
+    let data = py
+        .detach(|| cuplan::wavefront::distance_maps(&grid.grid, &sources, Backend::Cpu))
+        .map_err(value_error)?
+        .into_vec();
+    let array = PyArray1::from_vec(py, data).reshape([n, h, w])?;
+    // Every distance is below 2^31 (checked above) and `UNREACHABLE` has the bits of -1, so
+    // an int32 view of the numbers is 0.1's map, without a pass over 4 bytes a cell.
+    const _: () = assert!(UNREACHABLE == u32::MAX);
+    array.call_method1("view", (numpy::dtype::<i32>(py),))
 }
 
 /// Goals per chunk of distance maps in [`batched_paths`]: bounds memory to
@@ -249,10 +250,13 @@ impl NativeReservations {
 
     /// Reserves `path` (`path[t]` at time `t`) and parks it on its last cell; refuses
     /// (`ValueError`) a path that is too long, not made of unit steps, or in conflict.
-    fn reserve_path(&mut self, path: Vec<RowCol>) -> PyResult<()> {
-        let cells = path
+    fn reserve_path(&mut self, path: &Bound<'_, PyAny>) -> PyResult<()> {
+        let pairs: Vec<[i64; 2]> = path
+            .extract()
+            .map_err(|_| value_error("a path is a sequence of (row, col) pairs"))?;
+        let cells = pairs
             .iter()
-            .map(|&rc| self.cell(rc, "path cell"))
+            .map(|&[row, col]| self.cell((row, col), "path cell"))
             .collect::<PyResult<Vec<_>>>()?;
         self.table.reserve_path(&cells).map_err(value_error)
     }

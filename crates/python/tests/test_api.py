@@ -121,6 +121,9 @@ def test_bad_input_is_a_value_error():
         lambda: cuplan.ReservationTable(grid, 0),
         lambda: cuplan.ReservationTable(grid, 3).reserve_path([(0, 0), (1, 1)]),
         lambda: cuplan.ReservationTable(grid, 1).reserve_path([(0, 0), (1, 0), (1, 1)]),
+        lambda: cuplan.ReservationTable(grid, 3).reserve_path([(0, 0, 0)]),
+        lambda: cuplan.ReservationTable(grid, 3).reserve_path([(0, -1)]),
+        lambda: cuplan.ReservationTable(grid, 3).reserve_path(np.zeros((2, 3))),
         lambda: cuplan.Planner(grid, "dijkstra"),
         lambda: cuplan.Planner(grid).search((0, 0), (0, 1)),
         lambda: cuplan.resolve_backend("gpu"),
@@ -142,6 +145,9 @@ def test_the_grid_and_table_snapshots_cannot_be_written():
     table = cuplan.ReservationTable(grid, 5)
     table.reserve_path([(0, 0), (0, 1)])
     assert table.vertex[1, 1] == 1 and table.arrived_from[1, 1] == 0
+    # A NumPy (n, 2) array is a path too.
+    table.reserve_path(np.array([[2, 0], [2, 1], [2, 2]], dtype=np.int32))
+    assert table.vertex[2, 8] == 1 and table.arrived_from[2, 8] == 7
     with pytest.raises(ValueError):
         table.vertex[0, 0] = 1
     # A conflicting path is refused, not written over the first.

@@ -304,6 +304,12 @@ impl<D: Distance> DistanceMaps<D> {
         &self.maps
     }
 
+    /// The distances as one row-major vector (`(i * height + y) * width + x`), moved out
+    /// without a copy when no clone shares them (a clone copies).
+    pub fn into_vec(self) -> Vec<D> {
+        Arc::unwrap_or_clone(self.maps).into_raw_vec_and_offset().0
+    }
+
     /// Bytes held by the distances (`size_of::<D>()` per cell).
     pub fn bytes(&self) -> usize {
         self.maps.len() * std::mem::size_of::<D>()

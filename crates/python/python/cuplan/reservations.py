@@ -72,8 +72,12 @@ class ReservationTable:
                 4-neighbour move, a cell off the grid, or a conflict with what is already
                 reserved (0.1 overwrote silently; a conflicting plan is refused here).
         """
-        cells = [as_cell(c) for c in np.asarray(path, dtype=np.int64).reshape(-1, 2)]
-        self._native.reserve_path(cells)
+        if not isinstance(path, (list, tuple)):
+            array = np.asarray(path, dtype=np.int64)
+            if array.ndim != 2 or array.shape[1] != 2:
+                raise ValueError("a path is a sequence of (row, col) pairs")
+            path = array.tolist()
+        self._native.reserve_path(path)
 
     def block_vertex(self, cell: tuple, t: int) -> None:
         """Add a single vertex constraint: ``cell`` is occupied at ``t``."""
