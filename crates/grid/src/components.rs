@@ -30,7 +30,9 @@ pub const SPLIT_SEARCH_CELLS: usize = 1024;
 /// Memory follows the free cells: labels are kept in pages of 256 cells, and a page with no
 /// free cell is not stored (4 B per page in a directory), so a 16,384 × 8,192 map with a few
 /// thousand free cells holds about 2 MiB of labels instead of 512 MiB.
-#[derive(Debug, Clone)]
+///
+/// `Debug` prints the counts, not the labels.
+#[derive(Clone)]
 pub struct Components {
     /// Per cell: a set id (follow `parent` to the set's root) or `BLOCKED`.
     labels: Labels,
@@ -43,6 +45,17 @@ pub struct Components {
     /// Whether every set is one component (no unresolved split).
     exact: bool,
     width: u32,
+}
+
+impl std::fmt::Debug for Components {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Components")
+            .field("count", &self.count)
+            .field("exact", &self.exact)
+            .field("cells", &self.labels.cells)
+            .field("bytes", &self.bytes())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Components {

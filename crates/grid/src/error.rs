@@ -28,7 +28,8 @@ pub enum GridError {
         /// What is wrong.
         message: String,
     },
-    /// Width or height is zero, or the grid would exceed the size limit.
+    /// Width or height is zero, the grid would exceed the size limit, or a slice of one value
+    /// per cell does not hold `width × height` values.
     #[error("invalid grid size {width}x{height}: {reason}")]
     InvalidSize {
         /// Requested width.

@@ -3,6 +3,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+#[cfg(feature = "ndarray")]
 use ndarray::Array2;
 
 use crate::{BitPlane, Cell, CellIndex, Components, Direction, GridError, Result};
@@ -22,7 +23,10 @@ pub const MAX_SIDE: u64 = 1 << 20;
 /// records the cell in the change journal ([`Grid::changes_since`]); the kept [`Components`]
 /// are brought up to date by the same change. A `Grid` is `Send + Sync`; searches share it
 /// read-only.
-#[derive(Debug, Clone)]
+///
+/// `Debug` prints the size, the free-cell count, the generation and the top-left corner of
+/// the map (at most [`Grid::DEBUG_PREVIEW`] rows and columns), never all the bits.
+#[derive(Clone)]
 pub struct Grid {
     width: u32,
     height: u32,
@@ -130,6 +134,51 @@ struct ComponentCache {
     fresh: OnceLock<Components>,
 }
 
+impl std::fmt::Debug for Grid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grid")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("free_cells", &self.free_cells)
+            .field("generation", &self.generation())
+            .field("journalled_changes", &self.journal.cells.len())
+            .field("corner", &Corner(self))
+            .finish_non_exhaustive()
+    }
+}
+
+/// The top-left corner of a grid in Moving AI characters, one string per row, each cut to
+/// [`Grid::DEBUG_PREVIEW`] cells (marked `…` when cut), plus a count of the rows left out.
+struct Corner<'a>(&'a Grid);
+
+impl std::fmt::Debug for Corner<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let grid = self.0;
+        let n = Grid::DEBUG_PREVIEW;
+        let row = |y: u32| {
+            let mut s: String = (0..grid.width.min(n))
+                .map(|x| {
+                    if grid.is_free(Cell::new(x, y)) {
+                        '.'
+                    } else {
+                        '@'
+                    }
+                })
+                .collect();
+            if grid.width > n {
+                s.push('…');
+            }
+            s
+        };
+        let mut list = f.debug_list();
+        list.entries((0..grid.height.min(n)).map(row));
+        if grid.height > n {
+            list.entry(&format_args!("… {} more rows", grid.height - n));
+        }
+        list.finish()
+    }
+}
+
 impl PartialEq for Grid {
     fn eq(&self, other: &Grid) -> bool {
         self.width == other.width && self.height == other.height && self.rows == other.rows
@@ -162,6 +211,26 @@ pub(crate) fn check_size(width: u64, height: u64, max_cells: u64) -> Result<()> 
     Ok(())
 }
 
+/// Checks a size and the length of a slice given one value per cell.
+fn check_cells(width: u32, height: u32, len: usize) -> Result<()> {
+    let (w, h) = (u64::from(width), u64::from(height));
+    check_size(w, h, DEFAULT_MAX_CELLS)?;
+    if len as u64 != w * h {
+        return Err(GridError::InvalidSize {
+            width: w,
+            height: h,
+            reason: format!("{len} cell values given, expected {}", w * h),
+        });
+    }
+    Ok(())
+}
+
+/// The row-major index of (`x`, `y`); inside `usize` for every size [`check_size`] accepts.
+#[inline]
+fn row_major(width: u32, x: u32, y: u32) -> usize {
+    y as usize * width as usize + x as usize
+}
+
 fn same_component(grid: &Grid, comps: &Components, a: Cell, b: Cell) -> bool {
     match (comps.of(grid, a), comps.of(grid, b)) {
         (Some(x), Some(y)) => x == y,
@@ -170,6 +239,9 @@ fn same_component(grid: &Grid, comps: &Components, a: Cell, b: Cell) -> bool {
 }
 
 impl Grid {
+    /// Rows and columns of the map that `Debug` shows (the top-left corner).
+    pub const DEBUG_PREVIEW: u32 = 8;
+
     /// An all-free `width × height` grid.
     ///
     /// Errors with [`GridError::InvalidSize`] for a zero side or more than
@@ -193,7 +265,9 @@ impl Grid {
         })
     }
 
-    /// A grid from a boolean array indexed `[y, x]`, `true` = free (passable).
+    /// A grid from a boolean array indexed `[y, x]`, `true` = free (passable). Feature
+    /// `ndarray`; [`Grid::from_free`] takes a plain slice.
+    #[cfg(feature = "ndarray")]
     pub fn from_array(free: &Array2<bool>) -> Result<Grid> {
         let (h, w) = free.dim();
         check_size(w as u64, h as u64, DEFAULT_MAX_CELLS)?;
@@ -225,7 +299,64 @@ impl Grid {
         Ok(grid)
     }
 
-    /// The grid as a boolean array indexed `[y, x]`, `true` = free.
+    /// A `width × height` grid from one flag per cell in row-major order (cell (`x`, `y`) is
+    /// `blocked[y * width + x]`), `true` = blocked: the layout of most obstacle masks.
+    ///
+    /// Errors with [`GridError::InvalidSize`] when `blocked.len()` is not `width × height`,
+    /// and as [`Grid::open`].
+    ///
+    /// ```
+    /// let grid = cuplan_grid::Grid::from_blocked(3, 2, &[false, true, false, false, false, false])?;
+    /// assert!(!grid.is_free(cuplan_grid::Cell::new(1, 0)));
+    /// assert!(cuplan_grid::Grid::from_blocked(3, 2, &[false; 5]).is_err());
+    /// # Ok::<(), cuplan_grid::GridError>(())
+    /// ```
+    pub fn from_blocked(width: u32, height: u32, blocked: &[bool]) -> Result<Grid> {
+        check_cells(width, height, blocked.len())?;
+        Grid::from_fn(width, height, |x, y| !blocked[row_major(width, x, y)])
+    }
+
+    /// Like [`Grid::from_blocked`] with the opposite flags: `true` = free (passable), as
+    /// [`Grid::from_array`] and [`Grid::from_fn`].
+    ///
+    /// ```
+    /// let grid = cuplan_grid::Grid::from_free(2, 2, &[true, true, false, true])?;
+    /// assert_eq!(grid.free_count(), 3);
+    /// # Ok::<(), cuplan_grid::GridError>(())
+    /// ```
+    pub fn from_free(width: u32, height: u32, free: &[bool]) -> Result<Grid> {
+        check_cells(width, height, free.len())?;
+        Grid::from_fn(width, height, |x, y| free[row_major(width, x, y)])
+    }
+
+    /// A `width × height` grid from one occupancy byte per cell in row-major order: a cell is
+    /// blocked when its byte is at least `threshold`. `threshold = 1` blocks every non-zero
+    /// byte (a 0/1 or 0/255 mask); a ROS occupancy grid (`int8`, 0..=100, -1 unknown) read as
+    /// bytes with `threshold = 65` blocks cells at least 65 % occupied and the unknown ones
+    /// (-1 is 255). `threshold = 0` blocks every cell.
+    ///
+    /// Errors with [`GridError::InvalidSize`] when `occupancy.len()` is not `width × height`,
+    /// and as [`Grid::open`].
+    ///
+    /// ```
+    /// let grid = cuplan_grid::Grid::from_occupancy(3, 1, &[0, 200, 40], 50)?;
+    /// assert_eq!(grid.free_count(), 2);
+    /// # Ok::<(), cuplan_grid::GridError>(())
+    /// ```
+    pub fn from_occupancy(
+        width: u32,
+        height: u32,
+        occupancy: &[u8],
+        threshold: u8,
+    ) -> Result<Grid> {
+        check_cells(width, height, occupancy.len())?;
+        Grid::from_fn(width, height, |x, y| {
+            occupancy[row_major(width, x, y)] < threshold
+        })
+    }
+
+    /// The grid as a boolean array indexed `[y, x]`, `true` = free. Feature `ndarray`.
+    #[cfg(feature = "ndarray")]
     pub fn to_array(&self) -> Array2<bool> {
         Array2::from_shape_fn((self.height as usize, self.width as usize), |(y, x)| {
             self.is_free(Cell::new(x as u32, y as u32))

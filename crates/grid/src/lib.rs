@@ -53,6 +53,7 @@ mod cell;
 mod components;
 mod cost;
 mod error;
+#[cfg(feature = "generate")]
 pub mod generate;
 mod grid;
 mod movingai;
@@ -68,9 +69,14 @@ pub use cost::{
     KEY_DIAGONAL, KEY_DIAGONAL_FRACTION, KEY_EXACT_DIAGONAL_LIMIT, KEY_STRAIGHT, OctileCost,
 };
 pub use error::{GridError, Result};
+#[cfg(feature = "generate")]
 pub use generate::Family;
 pub use grid::{Change, DEFAULT_MAX_CELLS, Grid, MAX_SIDE};
 pub use movingai::{MAX_SCEN_BYTES, ScenEntry, Scenario, max_map_bytes};
+/// The `ndarray` this crate's array constructors take and return ([`Grid::from_array`],
+/// [`Grid::to_array`]), so callers can name the same version.
+#[cfg(feature = "ndarray")]
+pub use ndarray;
 pub use path::expand_waypoints;
 
 /// The README's example, compiled and run as a doctest (so the crates.io page matches the API).

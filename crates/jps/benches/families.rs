@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use cuplan_grid::{Cell, Family, Grid, Scenario, generate};
-use cuplan_jps::{Algorithm, JumpTable, Planner, Searcher, find_paths};
+use cuplan_jps::{Algorithm, JumpTable, Planner, Searcher, find_paths_in};
 
 mod peer;
 
@@ -200,7 +200,7 @@ fn tables_and_batches(c: &mut Criterion) {
                 continue;
             };
             group.bench_function(format!("threads-{threads}"), |b| {
-                b.iter(|| pool.install(|| black_box(find_paths(&planner, &queries).len())))
+                b.iter(|| black_box(find_paths_in(&pool, &planner, &queries).len()))
             });
         }
         group.finish();

@@ -78,7 +78,8 @@ pub(crate) trait Expander {
 /// beyond.
 ///
 /// One `Searcher` per thread; the grid and planner are shared read-only.
-#[derive(Debug)]
+///
+/// `Debug` prints the kind of table, its size and the last query's counters, not the nodes.
 pub struct Searcher {
     table: Table,
     /// Whether each query picks the table by the grid's size ([`Searcher::new`]).
@@ -88,13 +89,23 @@ pub struct Searcher {
     stats: SearchStats,
 }
 
+impl std::fmt::Debug for Searcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Searcher")
+            .field("paged", &self.is_paged())
+            .field("automatic", &self.automatic)
+            .field("bytes", &self.bytes())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for Searcher {
     fn default() -> Searcher {
         Searcher::new()
     }
 }
 
-#[derive(Debug)]
 enum Table {
     Dense(DenseNodes),
     Paged(PagedNodes),

@@ -75,6 +75,7 @@ mod error;
 mod heap;
 mod jump;
 mod nodes;
+mod par;
 mod planner;
 mod smooth;
 mod table;
@@ -82,7 +83,12 @@ mod table;
 pub use algorithm::Algorithm;
 pub use engine::{Path, SearchOutcome, SearchStats, Searcher};
 pub use error::{Endpoint, JpsError, TableRefused};
+#[cfg(feature = "rayon")]
+pub use planner::find_paths_in;
 pub use planner::{Planner, find_path, find_paths, find_paths_with, with_thread_searcher};
+/// The `rayon` of [`find_paths_in`]'s pool, so callers build it with the same version.
+#[cfg(feature = "rayon")]
+pub use rayon;
 pub use smooth::{euclidean_length, line_of_sight, smooth};
 pub use table::{JumpTable, Upkeep};
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cuplan_grid::{Cell, Grid, GridError, KEY_EXACT_DIAGONAL_LIMIT};
+#[cfg(feature = "rayon")]
 use rayon::prelude::*;
 
 use crate::astar::AStarExpander;
@@ -74,13 +75,13 @@ impl Planner {
     pub fn new(grid: impl Into<Arc<Grid>>, algorithm: Algorithm) -> Result<Planner, JpsError> {
         let grid = grid.into();
         check_grid(&grid)?;
-        let started = std::time::Instant::now();
-        let table = if algorithm.is_preprocessed() {
-            Some(Arc::new(JumpTable::build(&grid)?))
-        } else {
-            None
-        };
-        let preprocess_time = started.elapsed();
+        let (table, preprocess_time) = timed(|| {
+            algorithm
+                .is_preprocessed()
+                .then(|| JumpTable::build(&grid).map(Arc::new))
+                .transpose()
+        });
+        let table = table?;
         grid.components();
         Ok(Planner {
             grid,
@@ -106,11 +107,11 @@ impl Planner {
         if !algorithm.is_preprocessed() {
             return Err(TableRefused::new(JpsError::NoTable(algorithm), table));
         }
-        let started = std::time::Instant::now();
-        if let Err(e) = check_grid(&grid).and_then(|()| table.repair(&grid)) {
+        let (repaired, preprocess_time) =
+            timed(|| check_grid(&grid).and_then(|()| table.repair(&grid)));
+        if let Err(e) = repaired {
             return Err(TableRefused::new(e, table));
         }
-        let preprocess_time = started.elapsed();
         grid.components();
         Ok(Planner {
             grid,
@@ -186,7 +187,7 @@ impl Planner {
     }
 
     /// Time spent building (or bringing up to date) the jump table when the planner was made;
-    /// zero for algorithms without one. The grid's components are not counted: they belong
+    /// zero for algorithms without one, and on `wasm32-unknown-unknown` (no clock there). The grid's components are not counted: they belong
     /// to the grid and are built once for every planner of it.
     pub fn preprocess_time(&self) -> Duration {
         self.preprocess_time
@@ -347,6 +348,21 @@ fn check_grid(grid: &Grid) -> Result<(), JpsError> {
     Ok(())
 }
 
+/// Runs `f` and measures it. On `wasm32-unknown-unknown` there is no clock (`Instant::now`
+/// panics there), so the time is zero.
+fn timed<R>(f: impl FnOnce() -> R) -> (R, Duration) {
+    #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
+    {
+        let started = std::time::Instant::now();
+        let out = f();
+        (out, started.elapsed())
+    }
+    #[cfg(all(target_family = "wasm", target_os = "unknown"))]
+    {
+        (f(), Duration::ZERO)
+    }
+}
+
 /// One query with a fresh planner (on a copy of `grid`) and searcher: convenient, but copies
 /// the grid and builds the planner's tables every call; reuse a [`Planner`] and a
 /// [`Searcher`] for many queries.
@@ -359,7 +375,9 @@ pub fn find_path(
     Planner::new(grid.clone(), algorithm)?.search(&mut Searcher::new(), start, goal)
 }
 
-/// Answers many queries in parallel (rayon), results in input order.
+/// Answers many queries, results in input order: in parallel on the current rayon pool with
+/// the feature `rayon` (the global pool, or the pool whose `install` runs the call; see
+/// [`find_paths_in`] to name one), one after another on the calling thread without it.
 ///
 /// Each rayon worker thread keeps one [`Searcher`] in a thread-local for its lifetime (rayon's
 /// `map_init` would build one per work split, each allocating a node table for the grid), so a
@@ -369,10 +387,35 @@ pub fn find_paths(
     planner: &Planner,
     queries: &[(Cell, Cell)],
 ) -> Vec<Result<Option<Path>, JpsError>> {
-    queries
-        .par_iter()
-        .map(|&(a, b)| with_thread_searcher(|searcher| planner.search(searcher, a, b)))
-        .collect()
+    let one = |&(a, b): &(Cell, Cell)| with_thread_searcher(|s| planner.search(s, a, b));
+    #[cfg(feature = "rayon")]
+    let paths = queries.par_iter().map(one).collect();
+    #[cfg(not(feature = "rayon"))]
+    let paths = queries.iter().map(one).collect();
+    paths
+}
+
+/// [`find_paths`] on `pool`: a pool of the thread count you choose, or one kept apart from the
+/// global pool so batches do not compete with other rayon work. Feature `rayon`.
+///
+/// ```
+/// use cuplan_grid::{Cell, Grid};
+/// use cuplan_jps::{Algorithm, Planner, find_paths_in};
+///
+/// let pool = cuplan_jps::rayon::ThreadPoolBuilder::new().num_threads(2).build()?;
+/// let planner = Planner::new(Grid::open(64, 64)?, Algorithm::JpsBit)?;
+/// let queries = [(Cell::new(0, 0), Cell::new(63, 63)), (Cell::new(5, 60), Cell::new(60, 5))];
+/// let paths = find_paths_in(&pool, &planner, &queries);
+/// assert!(paths.iter().all(|p| matches!(p, Ok(Some(_)))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "rayon")]
+pub fn find_paths_in(
+    pool: &rayon::ThreadPool,
+    planner: &Planner,
+    queries: &[(Cell, Cell)],
+) -> Vec<Result<Option<Path>, JpsError>> {
+    pool.install(|| find_paths(planner, queries))
 }
 
 /// Runs `f` with the calling thread's own [`Searcher`] ([`Searcher::new`], made on the
@@ -391,7 +434,8 @@ pub fn with_thread_searcher<R>(f: impl FnOnce(&mut Searcher) -> R) -> R {
     })
 }
 
-/// [`find_paths`] with searchers made by `new_searcher` (one per rayon work split), e.g.
+/// [`find_paths`] with searchers made by `new_searcher` (one per rayon work split; one in all
+/// without the feature `rayon`), e.g.
 /// [`Searcher::paged`] so that each thread's memory follows the area its queries touch rather
 /// than the map, or [`Searcher::bounded`] to cap it (queries over the cap give `Ok(None)`).
 ///
@@ -411,10 +455,20 @@ pub fn find_paths_with(
     queries: &[(Cell, Cell)],
     new_searcher: impl Fn() -> Searcher + Sync + Send,
 ) -> Vec<Result<Option<Path>, JpsError>> {
-    queries
+    #[cfg(feature = "rayon")]
+    let paths = queries
         .par_iter()
         .map_init(new_searcher, |searcher, &(a, b)| {
             planner.search(searcher, a, b)
         })
-        .collect()
+        .collect();
+    #[cfg(not(feature = "rayon"))]
+    let paths = {
+        let mut searcher = new_searcher();
+        queries
+            .iter()
+            .map(|&(a, b)| planner.search(&mut searcher, a, b))
+            .collect()
+    };
+    paths
 }

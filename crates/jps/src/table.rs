@@ -17,13 +17,12 @@
 //!
 //! Layout: `[i16; 8]` per cell in row-major order (16 bytes; a query touches one line per
 //! node, and a saturated run one more line per 32,766 cells of it; `i32` values would double
-//! the table for the rare run longer than 32,767 cells). Built with rayon: straight planes per row/column in parallel, then the four
-//! diagonal planes in parallel. [`JumpTable::repair`] updates only what a change can reach.
+//! the table for the rare run longer than 32,767 cells). Built with rayon (feature `rayon`;
+//! sequentially without): straight planes per row/column in parallel, then the four diagonal
+//! planes in parallel. [`JumpTable::repair`] updates only what a change can reach.
 
+use crate::{JpsError, par};
 use cuplan_grid::{Cell, Direction, Grid};
-use rayon::prelude::*;
-
-use crate::JpsError;
 
 const N: usize = 0;
 const E: usize = 2;
@@ -57,12 +56,24 @@ impl JumpTable {
     /// Builds the table for `grid` (in parallel): 16 B per cell, any size the grid crate
     /// accepts (runs beyond `i16` saturate and are chained, see the module docs).
     ///
-    /// Never errors today; the `Result` leaves room for limits without an API change.
+    /// Errors with [`JpsError::Grid`] only where the table would not fit the address space
+    /// (a grid of more than 2^27 cells on a 32-bit target such as `wasm32`).
     pub fn build(grid: &Grid) -> Result<JumpTable, JpsError> {
         let (w, h) = (grid.width() as usize, grid.height() as usize);
+        let entry = std::mem::size_of::<[i16; 8]>();
+        if (w * h)
+            .checked_mul(entry)
+            .is_none_or(|b| b > isize::MAX as usize)
+        {
+            return Err(JpsError::Grid(cuplan_grid::GridError::InvalidSize {
+                width: w as u64,
+                height: h as u64,
+                reason: format!("a jump table of {entry} B per cell exceeds the address space"),
+            }));
+        }
         let mut dist = vec![[0i16; 8]; w * h];
         // Straight directions: each row (east, west) independently.
-        dist.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        par::for_each_row(&mut dist, w, |y, row| {
             let y = y as i64;
             for x in (0..w).rev() {
                 row[x][E] = straight_value(grid, x as i64, y, 1, 0, row.get(x + 1).map(|c| c[E]));
@@ -73,11 +84,10 @@ impl JumpTable {
             }
         });
         // Columns (north, south), computed per column in parallel, then scattered.
-        let columns: Vec<(Vec<i16>, Vec<i16>)> = (0..w)
-            .into_par_iter()
-            .map(|x| column_values(grid, x as i64, h))
-            .collect();
-        dist.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let xs: Vec<usize> = (0..w).collect();
+        let columns: Vec<(Vec<i16>, Vec<i16>)> =
+            par::map(&xs, |&x| column_values(grid, x as i64, h));
+        par::for_each_row(&mut dist, w, |y, row| {
             for (x, cell) in row.iter_mut().enumerate() {
                 cell[N] = columns[x].0[y];
                 cell[S] = columns[x].1[y];
@@ -86,11 +96,9 @@ impl JumpTable {
         drop(columns);
         // Diagonals: each direction is one sweep over rows (a cell depends on the next cell
         // along its diagonal); the four sweeps run in parallel.
-        let planes: Vec<Vec<i16>> = Direction::DIAGONAL
-            .par_iter()
-            .map(|&d| diagonal_plane(grid, &dist, d))
-            .collect();
-        dist.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let planes: Vec<Vec<i16>> =
+            par::map(&Direction::DIAGONAL, |&d| diagonal_plane(grid, &dist, d));
+        par::for_each_row(&mut dist, w, |y, row| {
             for (x, cell) in row.iter_mut().enumerate() {
                 for (plane, d) in planes.iter().zip(Direction::DIAGONAL) {
                     cell[d.index()] = plane[y * w + x];

@@ -49,7 +49,9 @@ pub struct Layer<'a> {
 /// *Invariants*: no two reserved paths occupy one cell at one time or swap along an edge
 /// (`reserve_path` refuses instead of overwriting); `bytes()` never exceeds the limit given
 /// at construction.
-#[derive(Debug, Clone)]
+///
+/// `Debug` prints the size, horizon and layer count, not the bit planes.
+#[derive(Clone)]
 pub struct ReservationTable {
     width: u32,
     height: u32,
@@ -62,6 +64,20 @@ pub struct ReservationTable {
     last_vertex: Vec<u32>,
     latest: Option<u32>,
     max_bytes: u128,
+}
+
+impl std::fmt::Debug for ReservationTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReservationTable")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("horizon", &self.horizon)
+            .field("layers", &self.layer_count())
+            .field("parked", &self.parked.len())
+            .field("latest", &self.latest)
+            .field("bytes", &self.bytes())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ReservationTable {

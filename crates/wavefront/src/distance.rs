@@ -192,10 +192,27 @@ impl Default for DistanceOptions {
 /// *Invariants*: the array is `n × height × width` of the grid it was built from; the goal of
 /// map `i` holds 0; every reachable free cell holds one more than its smallest neighbour.
 /// Cloning is cheap (the array sits behind an `Arc`), so the maps can be shared as heuristics.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `Debug` prints the shape, the first goals and the bytes held, not the distances.
+#[derive(Clone, PartialEq, Eq)]
 pub struct DistanceMaps<D: Distance = u32> {
     maps: Arc<Array3<D>>,
     goals: Arc<[Cell]>,
+}
+
+impl<D: Distance> std::fmt::Debug for DistanceMaps<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        /// Goals shown; a batch can hold thousands.
+        const GOALS_SHOWN: usize = 8;
+        let (height, width) = self.dims();
+        f.debug_struct("DistanceMaps")
+            .field("len", &self.len())
+            .field("width", &width)
+            .field("height", &height)
+            .field("goals", &&self.goals[..self.goals.len().min(GOALS_SHOWN)])
+            .field("bytes", &self.bytes())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<D: Distance> Default for DistanceMaps<D> {
