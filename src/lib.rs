@@ -45,7 +45,9 @@ pub use cuplan_wavefront_gpu as wavefront_gpu;
 
 /// The names most programs need, in one `use`.
 pub mod prelude {
-    pub use crate::grid::{Cell, Change, Direction, Grid, GridError, OctileCost, Scenario};
+    pub use crate::grid::{
+        Cell, CellPath, Change, Direction, Endpoint, Grid, GridError, OctileCost, Scenario,
+    };
     pub use crate::jps::{
         Algorithm, JpsError, Path, Planner, Searcher, find_path, find_paths, find_paths_with,
     };
@@ -54,8 +56,8 @@ pub mod prelude {
     };
     pub use crate::reservations::{Constraints, ReservationTable};
     pub use crate::wavefront::{
-        Backend, Distance, DistanceMaps, GridPath, SpaceTimeResult, TimedPath, batched_astar,
-        distance_maps, distance_maps_u16, space_time_astar,
+        Backend, Distance, DistanceMaps, DistanceOptions, SpaceTimeQuery, SpaceTimeResult,
+        batched_astar, distance_maps, space_time_astar,
     };
 }
 

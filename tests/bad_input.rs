@@ -118,18 +118,28 @@ fn reservations_refuse_conflicts_and_horizons() {
     assert!(table.block_vertex(c(0, 9), 1).is_err());
     assert!(table.block_vertex(c(0, 1), 11).is_err());
     // A horizon too small for the trip is a distinct result, not an error and not "unreachable".
-    let out = space_time_astar(&g, c(0, 2), c(3, 0), None, None, Some(2), Backend::Cpu).unwrap();
+    let out = space_time_astar(
+        &g,
+        &cuplan::wavefront::SpaceTimeQuery::new(c(0, 2), c(3, 0))
+            .with_horizon(2)
+            .with_backend(Backend::Cpu),
+    )
+    .unwrap();
     assert_eq!(out, SpaceTimeResult::HorizonExceeded);
-    let out = space_time_astar(&g, c(0, 2), c(7, 0), None, None, Some(50), Backend::Cpu).unwrap();
+    let out = space_time_astar(
+        &g,
+        &cuplan::wavefront::SpaceTimeQuery::new(c(0, 2), c(7, 0))
+            .with_horizon(50)
+            .with_backend(Backend::Cpu),
+    )
+    .unwrap();
     assert_eq!(out, SpaceTimeResult::Unreachable);
     let err = space_time_astar(
         &g,
-        c(0, 2),
-        c(3, 0),
-        Some(&table),
-        None,
-        Some(11),
-        Backend::Cpu,
+        &cuplan::wavefront::SpaceTimeQuery::new(c(0, 2), c(3, 0))
+            .with_table(&table)
+            .with_horizon(11)
+            .with_backend(Backend::Cpu),
     )
     .unwrap_err();
     assert!(

@@ -35,12 +35,9 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let goals: Vec<Cell> = loaded.queries.iter().map(|(_, q)| q.goal).collect();
     let budget = MemoryLimit::or_default(args.memory_limit);
     let held = held_bytes(&loaded);
-    let options = DistanceOptions {
-        backend,
-        // What the command itself holds comes out of the same budget.
-        max_bytes: u128::from(budget.bytes()).saturating_sub(held),
-        ..DistanceOptions::default()
-    };
+    // What the command itself holds comes out of the same budget.
+    let options = DistanceOptions::from(backend)
+        .with_max_bytes(u128::from(budget.bytes()).saturating_sub(held));
     let started = Instant::now();
     // Each answer becomes its record as soon as it is found: one full path at a time is
     // held beside the records.
@@ -62,12 +59,12 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
                 });
                 if let Some(p) = &path {
                     solved += 1;
-                    total_len += p.moves() as f64;
+                    total_len += p.arrival() as f64;
                 }
                 let answer = path
                     .as_ref()
                     .zip(cells.as_deref())
-                    .map(|(p, c)| (p.moves() as f64, c));
+                    .map(|(p, c)| (p.arrival() as f64, c));
                 records[i] = Some(QueryRecord::new(*index, q.start, q.goal, answer));
             })
         })

@@ -87,13 +87,11 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     }
     let instance =
         Instance::from_moving_ai(&args.map, &args.scen, args.agents).map_err(Failure::bad_input)?;
-    let config = SolverConfig {
-        time_limit,
-        seed: args.seed,
-        low_level,
-        memory_limit: MemoryLimit::or_default(args.memory_limit).bytes(),
-        ..SolverConfig::default()
-    };
+    let config = SolverConfig::default()
+        .with_time_limit(time_limit)
+        .with_seed(args.seed)
+        .with_low_level(low_level)
+        .with_memory_limit(MemoryLimit::or_default(args.memory_limit).bytes());
     let started = Instant::now();
     let outcome = solve(&instance, solver, &config).map_err(Failure::bad_input)?;
     let runtime_s = started.elapsed().as_secs_f64();

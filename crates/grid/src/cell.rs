@@ -5,6 +5,7 @@
 /// A `Cell` on its own is just a pair of coordinates; a [`Grid`](crate::Grid) checks that it is
 /// in range ([`Grid::check_cell`](crate::Grid::check_cell)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Cell {
     /// Column, 0-based from the left.
     pub x: u32,
@@ -73,6 +74,7 @@ impl CellIndex {
 /// The eight compass directions, in the order used by every per-direction table:
 /// N, NE, E, SE, S, SW, W, NW (clockwise from north; north is `y - 1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(u8)]
 pub enum Direction {
     /// `y - 1`.

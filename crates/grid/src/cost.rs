@@ -22,6 +22,7 @@ pub const KEY_EXACT_DIAGONAL_LIMIT: u32 = 1 << 29;
 /// Two costs with different step counts can never be equal because √2 is irrational, so
 /// equality of the real values is equality of the pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct OctileCost {
     /// Number of straight steps (cost 1 each).
     pub straight: u32,

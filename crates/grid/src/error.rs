@@ -1,6 +1,30 @@
 //! The one error type of the grid crate.
 
+use std::fmt;
 use std::path::PathBuf;
+
+use crate::Cell;
+
+/// Which end of a query (or of an agent's task) an error is about: the one type every crate's
+/// errors use for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Endpoint {
+    /// The start cell.
+    Start,
+    /// The goal cell.
+    Goal,
+}
+
+impl fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Endpoint::Start => "start",
+            Endpoint::Goal => "goal",
+        })
+    }
+}
 
 /// Everything that can go wrong building a grid, reading a benchmark file or checking a path.
 ///
@@ -40,24 +64,20 @@ pub enum GridError {
         reason: String,
     },
     /// A cell outside the grid.
-    #[error("cell ({x}, {y}) is outside the {width}x{height} grid")]
+    #[error("cell {cell} is outside the {width}x{height} grid")]
     OutOfRange {
-        /// Column.
-        x: i64,
-        /// Row.
-        y: i64,
+        /// The cell.
+        cell: Cell,
         /// Grid width.
         width: u32,
         /// Grid height.
         height: u32,
     },
     /// A cell that had to be free is blocked.
-    #[error("cell ({x}, {y}) is blocked")]
+    #[error("cell {cell} is blocked")]
     Blocked {
-        /// Column.
-        x: u32,
-        /// Row.
-        y: u32,
+        /// The cell.
+        cell: Cell,
     },
     /// A scenario does not fit the map it is used with.
     #[error("scenario line {line}: {message}")]

@@ -10,6 +10,7 @@ use crate::{Cell, Grid, GridError, Result};
 
 /// A synthetic map family with its parameter, as in the Moving AI benchmark sets.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum Family {
     /// Each cell blocked independently with this probability (0.0..=1.0).

@@ -463,8 +463,7 @@ impl Grid {
             Ok(())
         } else {
             Err(GridError::OutOfRange {
-                x: i64::from(cell.x),
-                y: i64::from(cell.y),
+                cell,
                 width: self.width,
                 height: self.height,
             })
@@ -477,10 +476,7 @@ impl Grid {
         if self.is_free(cell) {
             Ok(())
         } else {
-            Err(GridError::Blocked {
-                x: cell.x,
-                y: cell.y,
-            })
+            Err(GridError::Blocked { cell })
         }
     }
 

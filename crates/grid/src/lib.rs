@@ -13,6 +13,8 @@
 //! - [`Cell`], [`CellIndex`], [`Direction`]: coordinates (x = column, y = row, (0, 0)
 //!   top-left, as Moving AI), row-major indices, and the 8 compass directions.
 //! - [`OctileCost`]: an exact path cost `a + b·√2` with integers `a`, `b`.
+//! - [`CellPath`]: the one 4-connected path type (a cell per unit step) of the wavefront
+//!   searches and MAPF; [`Endpoint`]: start or goal, in every crate's errors.
 //! - [`Components`]: connected components, labelled once and then kept up to date by each
 //!   change (union–find for frees, a local test and a bounded search for blocks).
 //! - [`Scenario`] / [`ScenEntry`]: Moving AI `.scen` files; `.map` files via
@@ -23,6 +25,11 @@
 //! takes a new, process-wide unique [`Grid::generation`] and is journalled; parsing never panics, on any bytes, and refuses sizes over a
 //! limit before allocating. Movement rules are the benchmark's: 8-connected moves cost 1 or √2
 //! and a diagonal step needs both orthogonal cells free (no corner cutting).
+//!
+//! **Features**: `ndarray` (on by default: [`Grid::from_array`], [`Grid::to_array`], `pub use
+//! ndarray`), `generate` (on by default: [`generate`] and [`Family`], with `rand`), `serde`
+//! (`Serialize`/`Deserialize` on cells, directions, costs, paths, endpoints, scenarios and
+//! families), `testkit` (the workspace's shared test oracles).
 //!
 //! **Tests** live in `crates/grid/tests/` (property tests of the transposed copy and the
 //! components, round trips, the malformed-file catalogue, and every file of `../shared/data`
@@ -68,7 +75,7 @@ pub use components::{ComponentId, Components, SPLIT_SEARCH_CELLS};
 pub use cost::{
     KEY_DIAGONAL, KEY_DIAGONAL_FRACTION, KEY_EXACT_DIAGONAL_LIMIT, KEY_STRAIGHT, OctileCost,
 };
-pub use error::{GridError, Result};
+pub use error::{Endpoint, GridError, Result};
 #[cfg(feature = "generate")]
 pub use generate::Family;
 pub use grid::{Change, DEFAULT_MAX_CELLS, Grid, MAX_SIDE};
@@ -77,7 +84,7 @@ pub use movingai::{MAX_SCEN_BYTES, ScenEntry, Scenario, max_map_bytes};
 /// [`Grid::to_array`]), so callers can name the same version.
 #[cfg(feature = "ndarray")]
 pub use ndarray;
-pub use path::expand_waypoints;
+pub use path::{CellPath, expand_waypoints};
 
 /// The README's example, compiled and run as a doctest (so the crates.io page matches the API).
 #[cfg(doctest)]

@@ -277,6 +277,7 @@ impl Grid {
 
 /// One query of a `.scen` file.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ScenEntry {
     /// The bucket (roughly optimal length / 4 in the Moving AI sets).
     pub bucket: u32,
@@ -319,6 +320,7 @@ impl ScenEntry {
 
 /// A Moving AI scenario: a version and its queries in file order.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scenario {
     /// The version number (`1` or `1.0` in every published file).
     pub version: f64,

@@ -1,6 +1,41 @@
-//! Checking paths cell by cell: the independent validator every test and benchmark uses.
+//! Paths cell by cell: the one 4-connected path type, and the independent validator every
+//! test and benchmark uses.
 
 use crate::{Cell, Direction, Grid, GridError, OctileCost, Result};
+
+/// A 4-connected path one unit step at a time: `cells[t]` is where the agent is at time `t`,
+/// start first, goal last; consecutive cells are equal (a wait) or 4-adjacent (a move).
+///
+/// The one path type of the unit-cost searches: the optimal paths of `batched_astar` (no
+/// waits, so the arrival time is the number of moves), the space-time paths of
+/// `space_time_astar` on the CPU or the GPU (waits repeat a cell), and the plans of the MAPF
+/// solvers. The 8-connected JPS paths are waypoints with an exact octile cost instead
+/// (`cuplan_jps::Path`). A search whose start is its goal gives a one-cell path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CellPath {
+    /// Cell at each time `0..=arrival()`.
+    pub cells: Vec<Cell>,
+}
+
+impl CellPath {
+    /// A path through these cells (not checked: see [`Grid::four_path_moves`]).
+    pub fn new(cells: Vec<Cell>) -> CellPath {
+        CellPath { cells }
+    }
+
+    /// Time of arrival at the goal, `cells.len() - 1` (0 for an empty path): the number of
+    /// unit steps, moves and waits alike.
+    pub fn arrival(&self) -> u32 {
+        self.cells.len().saturating_sub(1) as u32
+    }
+}
+
+impl From<Vec<Cell>> for CellPath {
+    fn from(cells: Vec<Cell>) -> CellPath {
+        CellPath { cells }
+    }
+}
 
 impl Grid {
     /// Checks an 8-connected path given as waypoints and returns its exact cost.

@@ -4,6 +4,9 @@ use crate::JpsError;
 
 /// One of the optimal search algorithms of this crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(into = "&'static str", try_from = "String"))]
+#[non_exhaustive]
 pub enum Algorithm {
     /// Textbook A* (octile heuristic, binary heap) over single steps: the baseline.
     AStar,
@@ -70,5 +73,21 @@ impl std::str::FromStr for Algorithm {
 impl std::fmt::Display for Algorithm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Serialises as [`Algorithm::name`].
+impl From<Algorithm> for &'static str {
+    fn from(algorithm: Algorithm) -> &'static str {
+        algorithm.name()
+    }
+}
+
+/// Parses a name as [`FromStr`](std::str::FromStr) does (the serde form).
+impl TryFrom<String> for Algorithm {
+    type Error = JpsError;
+
+    fn try_from(name: String) -> Result<Algorithm, JpsError> {
+        name.parse()
     }
 }

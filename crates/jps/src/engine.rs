@@ -15,6 +15,7 @@ use crate::nodes::{DenseNodes, Node, NodeStore, PAGE_BYTES, PagedNodes};
 
 /// An optimal path: waypoints joined by straight or 45° runs, start first, goal last.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Path {
     /// Start, turning points, goal. A query with start = goal gives `[start]`.
     pub waypoints: Vec<Cell>,
@@ -45,6 +46,7 @@ impl SearchOutcome {
 
 /// Work counters of the last query of a [`Searcher`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SearchStats {
     /// Nodes taken from the open list and expanded.
     pub expanded: u64,

@@ -1,26 +1,8 @@
 //! The one error type of the jps crate.
 
-use cuplan_grid::GridError;
+use cuplan_grid::{Cell, Endpoint, GridError};
 
 use crate::Algorithm;
-
-/// Which end of a query a cell error is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Endpoint {
-    /// The start cell.
-    Start,
-    /// The goal cell.
-    Goal,
-}
-
-impl std::fmt::Display for Endpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Endpoint::Start => "start",
-            Endpoint::Goal => "goal",
-        })
-    }
-}
 
 /// Bad input to a search or a planner. A search that finds no path is not an error: it
 /// answers `None` (or [`SearchOutcome::NoPath`](crate::SearchOutcome::NoPath)).
@@ -28,28 +10,24 @@ impl std::fmt::Display for Endpoint {
 #[non_exhaustive]
 pub enum JpsError {
     /// The start or goal lies outside the grid.
-    #[error("{endpoint} cell ({x}, {y}) is outside the {width}x{height} grid")]
+    #[error("{endpoint} cell {cell} is outside the {width}x{height} grid")]
     OutOfRange {
         /// Which end of the query.
         endpoint: Endpoint,
-        /// Column.
-        x: u32,
-        /// Row.
-        y: u32,
+        /// The cell.
+        cell: Cell,
         /// Grid width.
         width: u32,
         /// Grid height.
         height: u32,
     },
     /// The start or goal is a blocked cell.
-    #[error("{endpoint} cell ({x}, {y}) is blocked")]
+    #[error("{endpoint} cell {cell} is blocked")]
     Blocked {
         /// Which end of the query.
         endpoint: Endpoint,
-        /// Column.
-        x: u32,
-        /// Row.
-        y: u32,
+        /// The cell.
+        cell: Cell,
     },
     /// An algorithm name that is not one of [`Algorithm::ALL`].
     #[error("unknown algorithm {name:?}; valid names: {valid}")]

@@ -39,6 +39,13 @@
 //! itself decides the rest. Bad input (out of range or blocked endpoints, unknown algorithm names)
 //! is an `Err`, never a panic.
 //!
+//! **Features**: `rayon` (on by default: parallel [`find_paths`] and [`find_paths_in`] on a
+//! pool of the caller's, parallel table builds; sequential without), `ndarray` and `generate`
+//! (on by default, forwarded to `cuplan-grid`), `serde` (on [`Path`], [`Algorithm`] by name,
+//! [`SearchStats`] and the grid types). With `default-features = false` the crate depends on
+//! `cuplan-grid` and `thiserror` alone and builds for `wasm32-unknown-unknown`. The grid types
+//! of the API are re-exported ([`Grid`], [`Cell`], ..., and the crate as [`grid`]).
+//!
 //! **Tests** live in `crates/jps/tests/`: `oracle.rs` (property tests against an independent
 //! Dijkstra on generated grids), `conformance.rs` (every map and scenario of `../shared/data`,
 //! skipped when absent), `edges.rs` (borders, diagonal squeezes, goals on jump lines, word
@@ -47,8 +54,7 @@
 //! 16,384² map, saturated table entries against an `i32` reference). Speed: `benches/families.rs` (criterion, with the `pathfinding` crate as peer).
 //!
 //! ```
-//! use cuplan_grid::{Cell, Grid, OctileCost};
-//! use cuplan_jps::{Algorithm, Planner, Searcher};
+//! use cuplan_jps::{Algorithm, Cell, Grid, OctileCost, Planner, Searcher};
 //!
 //! let grid = Grid::from_ascii("
 //!     ......
@@ -82,7 +88,9 @@ mod table;
 
 pub use algorithm::Algorithm;
 pub use engine::{Path, SearchOutcome, SearchStats, Searcher};
-pub use error::{Endpoint, JpsError, TableRefused};
+pub use error::{JpsError, TableRefused};
+// The grid types this crate's API takes and returns, so one dependency is enough.
+pub use cuplan_grid::{self as grid, Cell, Direction, Endpoint, Grid, GridError, OctileCost};
 #[cfg(feature = "rayon")]
 pub use planner::find_paths_in;
 pub use planner::{Planner, find_path, find_paths, find_paths_with, with_thread_searcher};

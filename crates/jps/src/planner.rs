@@ -297,18 +297,13 @@ impl Planner {
         if !g.contains(c) {
             return Err(JpsError::OutOfRange {
                 endpoint,
-                x: c.x,
-                y: c.y,
+                cell: c,
                 width: g.width(),
                 height: g.height(),
             });
         }
         if !g.is_free(c) {
-            return Err(JpsError::Blocked {
-                endpoint,
-                x: c.x,
-                y: c.y,
-            });
+            return Err(JpsError::Blocked { endpoint, cell: c });
         }
         Ok(())
     }

@@ -34,10 +34,7 @@ fn instance(side: u32, density: f64, agents: usize, seed: u64) -> Instance {
 }
 
 fn bench(c: &mut Criterion) {
-    let config = SolverConfig {
-        time_limit: Duration::from_secs(30),
-        ..SolverConfig::default()
-    };
+    let config = SolverConfig::default().with_time_limit(Duration::from_secs(30));
     let cases = [
         ("pp/64x64-5%/128", Solver::Pp, instance(64, 0.05, 128, 1)),
         (

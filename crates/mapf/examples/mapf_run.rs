@@ -17,11 +17,9 @@ fn main() -> anyhow::Result<()> {
     let seconds: f64 = args.get(4).map_or(Ok(60.0), |s| s.parse())?;
     let low_level: LowLevel = args.get(5).map_or(Ok(LowLevel::default()), |s| s.parse())?;
     let instance = Instance::from_moving_ai(&args[0], &args[1], k)?;
-    let config = SolverConfig {
-        time_limit: Duration::from_secs_f64(seconds),
-        low_level,
-        ..SolverConfig::default()
-    };
+    let config = SolverConfig::default()
+        .with_time_limit(Duration::from_secs_f64(seconds))
+        .with_low_level(low_level);
     let lb = instance.lower_bound();
     let clock = Instant::now();
     let outcome = solve(&instance, solver, &config)?;

@@ -17,7 +17,7 @@
 //! tie-breaking soft conflicts. Paths and MDDs live in arenas; CT nodes hold ids.
 //!
 //! With [`crate::LowLevel::Wavefront`] the low level is instead
-//! [`cuplan_wavefront::space_time_search`] with the agent's constraints as
+//! [`cuplan_wavefront::space_time_astar`] with the agent's constraints as
 //! [`cuplan_reservations::Constraints`]. That search has no latest finish time, so target
 //! reasoning is off (target conflicts split as plain vertex conflicts, which is the classic,
 //! still optimal, CBS split), and no soft conflicts, so ties are broken by the wavefront's
@@ -28,7 +28,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use cuplan_reservations::Constraints;
-use cuplan_wavefront::{SpaceTimeResult, space_time_search};
+use cuplan_wavefront::SpaceTimeResult;
 
 use crate::layered::World;
 use crate::limit::{Budget, Halt};
@@ -622,7 +622,7 @@ impl Cbs<'_> {
             .with_constraints(&constraints)
             .with_horizon(horizon);
         query.max_bytes = self.budget.remaining().into();
-        match space_time_search(world.grid, &query) {
+        match cuplan_wavefront::space_time_astar(world.grid, &query) {
             Ok(SpaceTimeResult::Found(path)) => Ok(Some(world.ids(&path))),
             Ok(SpaceTimeResult::HorizonExceeded | SpaceTimeResult::Unreachable) => Ok(None),
             Ok(SpaceTimeResult::TimedOut) => Err(self.deadline.reached().into()),

@@ -1,6 +1,6 @@
 //! The one error type of the MAPF crate: bad input, detected before any search.
 
-use cuplan_grid::{Cell, GridError};
+use cuplan_grid::{Cell, Endpoint, GridError};
 
 /// Why an instance (or a solver call) was refused. A search that finds nothing is not an
 /// error: it is [`SolveOutcome::NoSolution`](crate::SolveOutcome::NoSolution) or
@@ -20,12 +20,12 @@ pub enum MapfError {
         goals: usize,
     },
     /// A start or goal outside the map.
-    #[error("agent {agent}: {what} {cell} is outside the {width}x{height} map")]
+    #[error("agent {agent}: {endpoint} {cell} is outside the {width}x{height} map")]
     OutOfRange {
         /// Agent index (0-based, scen line order).
         agent: usize,
-        /// `"start"` or `"goal"`.
-        what: &'static str,
+        /// Start or goal.
+        endpoint: Endpoint,
         /// The cell.
         cell: Cell,
         /// Map width.
@@ -34,24 +34,24 @@ pub enum MapfError {
         height: u32,
     },
     /// A start or goal on a blocked cell.
-    #[error("agent {agent}: {what} {cell} is blocked")]
+    #[error("agent {agent}: {endpoint} {cell} is blocked")]
     Blocked {
         /// Agent index.
         agent: usize,
-        /// `"start"` or `"goal"`.
-        what: &'static str,
+        /// Start or goal.
+        endpoint: Endpoint,
         /// The cell.
         cell: Cell,
     },
     /// Two agents share a start or a goal (the instance is unsolvable by definition).
-    #[error("agents {first} and {second} have the same {what} {cell}")]
+    #[error("agents {first} and {second} have the same {endpoint} {cell}")]
     Duplicate {
         /// The lower agent index.
         first: usize,
         /// The higher agent index.
         second: usize,
-        /// `"start"` or `"goal"`.
-        what: &'static str,
+        /// Start or goal.
+        endpoint: Endpoint,
         /// The shared cell.
         cell: Cell,
     },

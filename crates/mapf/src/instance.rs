@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cuplan_grid::{Cell, Grid, Scenario};
+use cuplan_grid::{Cell, Endpoint, Grid, Scenario};
 
 use crate::MapfError;
 use cuplan_wavefront::{Backend, distance_maps};
@@ -36,11 +36,11 @@ impl Instance {
             });
         }
         for (agent, (&s, &g)) in starts.iter().zip(&goals).enumerate() {
-            check_cell(&grid, agent, "start", s)?;
-            check_cell(&grid, agent, "goal", g)?;
+            check_cell(&grid, agent, Endpoint::Start, s)?;
+            check_cell(&grid, agent, Endpoint::Goal, g)?;
         }
-        check_distinct(&starts, "start")?;
-        check_distinct(&goals, "goal")?;
+        check_distinct(&starts, Endpoint::Start)?;
+        check_distinct(&goals, Endpoint::Goal)?;
         for (agent, (&start, &goal)) in starts.iter().zip(&goals).enumerate() {
             if !grid.connected(start, goal) {
                 return Err(MapfError::Unreachable { agent, start, goal });
@@ -145,30 +145,34 @@ impl Instance {
     }
 }
 
-fn check_cell(grid: &Grid, agent: usize, what: &'static str, cell: Cell) -> Result<(), MapfError> {
+fn check_cell(grid: &Grid, agent: usize, endpoint: Endpoint, cell: Cell) -> Result<(), MapfError> {
     if !grid.contains(cell) {
         return Err(MapfError::OutOfRange {
             agent,
-            what,
+            endpoint,
             cell,
             width: grid.width(),
             height: grid.height(),
         });
     }
     if !grid.is_free(cell) {
-        return Err(MapfError::Blocked { agent, what, cell });
+        return Err(MapfError::Blocked {
+            agent,
+            endpoint,
+            cell,
+        });
     }
     Ok(())
 }
 
-fn check_distinct(cells: &[Cell], what: &'static str) -> Result<(), MapfError> {
+fn check_distinct(cells: &[Cell], endpoint: Endpoint) -> Result<(), MapfError> {
     let mut seen: FxHashMap<Cell, usize> = FxHashMap::default();
     for (second, &cell) in cells.iter().enumerate() {
         if let Some(&first) = seen.get(&cell) {
             return Err(MapfError::Duplicate {
                 first,
                 second,
-                what,
+                endpoint,
                 cell,
             });
         }

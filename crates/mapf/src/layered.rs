@@ -1,9 +1,10 @@
 //! The layered low level ([`crate::LowLevel::Wavefront`]): the glue between the solvers'
-//! vertex ids and [`cuplan_wavefront::space_time_search`] over
+//! vertex ids and [`cuplan_wavefront::space_time_astar`] over
 //! [`cuplan_reservations`] tables and constraint sets.
 
+use cuplan_grid::CellPath;
 use cuplan_grid::Grid;
-use cuplan_wavefront::{DistanceMaps, SpaceTimeQuery, TimedPath};
+use cuplan_wavefront::{DistanceMaps, SpaceTimeQuery};
 
 use crate::util::{DIST_CHUNK, Deadline, Graph};
 
@@ -44,7 +45,7 @@ impl<'a> World<'a> {
     }
 
     /// The path as vertex ids.
-    pub(crate) fn ids(&self, path: &TimedPath) -> Vec<u32> {
+    pub(crate) fn ids(&self, path: &CellPath) -> Vec<u32> {
         path.cells.iter().map(|&c| self.graph.id(c)).collect()
     }
 }

@@ -20,7 +20,8 @@
 //!   [`SolveOutcome::NoSolution`].
 //!
 //! **How**: every solver reads exact distance-to-goal maps from
-//! [`cuplan_wavefront::distance_maps_u16`] (`u16`, 2 bytes a cell and agent; `u32` where a
+//! [`DistanceMaps::<u16>::build`](cuplan_wavefront::DistanceMaps::build) (`u16`, 2 bytes a
+//! cell and agent; `u32` where a
 //! distance exceeds 65,534 and for the wavefront low level, whose heuristic reads `u32`),
 //! one per agent (goals are distinct, so none is shared), built once per call in chunks of
 //! 64 goals with the deadline checked between chunks. The graph, the maps and what each
@@ -38,7 +39,7 @@
 //! [`SolverConfig::low_level`] picks the single-agent search of PP and CBS: [`LowLevel::Sparse`]
 //! (the default: this crate's A* of `lowlevel.rs` over hash-based reservations, the only one
 //! with CBS's target reasoning and soft conflicts) or [`LowLevel::Wavefront`] (the layered
-//! route, [`cuplan_wavefront::space_time_search`] over a dense
+//! route, [`cuplan_wavefront::space_time_astar`] over a dense
 //! [`cuplan_reservations::ReservationTable`] or [`cuplan_reservations::Constraints`]).
 //! Measured end to end (distance maps included; `examples/mapf_run.rs`, random-1 scen,
 //! release, min of 7 on the shared 2-core CPU), PP sparse vs wavefront: den520d 128 agents
@@ -67,8 +68,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use cuplan_grid::{Cell, Grid};
-//! use cuplan_mapf::{Instance, SolveOutcome, Solver, SolverConfig, solve};
+//! use cuplan_mapf::{Cell, Grid, Instance, SolveOutcome, Solver, SolverConfig, solve};
 //!
 //! let grid = Arc::new(Grid::from_ascii("
 //!     ....
@@ -105,19 +105,23 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use cuplan_grid::{Cell, Grid};
-use cuplan_wavefront::{Backend, DistanceMaps, WavefrontError, distance_maps, distance_maps_u16};
+use cuplan_wavefront::{Backend, DistanceMaps, WavefrontError};
 
 pub use error::MapfError;
 pub use instance::Instance;
 pub use limit::{DEFAULT_MEMORY_LIMIT, Limit};
 pub use solution::{Solution, Violation};
+// The grid types this crate's API takes and returns, so one dependency is enough.
+pub use cuplan_grid::{self as grid, Cell, CellPath, Endpoint, Grid, GridError, Scenario};
 
 use limit::{Budget, Halt};
 use util::{DIST_CHUNK, Deadline, DistTable, Distances, Graph, Rng};
 
 /// The available MAPF solvers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(into = "&'static str", try_from = "String"))]
+#[non_exhaustive]
 pub enum Solver {
     /// Prioritized planning: fast, incomplete, suboptimal.
     Pp,
@@ -138,6 +142,22 @@ impl Solver {
             Solver::Cbs => "cbs",
             Solver::Lacam => "lacam",
         }
+    }
+}
+
+/// Serialises as the name.
+impl From<Solver> for &'static str {
+    fn from(value: Solver) -> &'static str {
+        value.name()
+    }
+}
+
+/// Parses a name as [`FromStr`] does (the serde form).
+impl TryFrom<String> for Solver {
+    type Error = MapfError;
+
+    fn try_from(name: String) -> Result<Solver, MapfError> {
+        name.parse()
     }
 }
 
@@ -164,6 +184,9 @@ impl FromStr for Solver {
 
 /// The order in which prioritized planning plans agents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(into = "&'static str", try_from = "String"))]
+#[non_exhaustive]
 pub enum PriorityOrder {
     /// Agent index order (scenario line order).
     Given,
@@ -197,6 +220,22 @@ impl PriorityOrder {
     }
 }
 
+/// Serialises as the name.
+impl From<PriorityOrder> for &'static str {
+    fn from(value: PriorityOrder) -> &'static str {
+        value.name()
+    }
+}
+
+/// Parses a name as [`FromStr`] does (the serde form).
+impl TryFrom<String> for PriorityOrder {
+    type Error = MapfError;
+
+    fn try_from(name: String) -> Result<PriorityOrder, MapfError> {
+        name.parse()
+    }
+}
+
 impl fmt::Display for PriorityOrder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -224,13 +263,16 @@ impl FromStr for PriorityOrder {
 /// choice; PP's plans (and so its sum of costs, and whether it succeeds) may differ, as the
 /// two break ties between equal-arrival paths differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(into = "&'static str", try_from = "String"))]
+#[non_exhaustive]
 pub enum LowLevel {
     /// The crate's own space-time A* over a sparse (hash) reservation table or CBS constraint
     /// set: needs no horizon, supports every CBS improvement (target reasoning, soft
     /// conflicts). The default (see the crate docs for the measurements).
     #[default]
     Sparse,
-    /// The layered route: [`cuplan_wavefront::space_time_search`] against a dense
+    /// The layered route: [`cuplan_wavefront::space_time_astar`] against a dense
     /// [`cuplan_reservations::ReservationTable`] (PP, horizon grown and the table rebuilt on
     /// `HorizonExceeded`) or an agent's [`cuplan_reservations::Constraints`] (CBS), with the
     /// goal's distance map as heuristic and the solver deadline. The wavefront cannot express
@@ -250,6 +292,22 @@ impl LowLevel {
             LowLevel::Sparse => "sparse",
             LowLevel::Wavefront => "wavefront",
         }
+    }
+}
+
+/// Serialises as the name.
+impl From<LowLevel> for &'static str {
+    fn from(value: LowLevel) -> &'static str {
+        value.name()
+    }
+}
+
+/// Parses a name as [`FromStr`] does (the serde form).
+impl TryFrom<String> for LowLevel {
+    type Error = MapfError;
+
+    fn try_from(name: String) -> Result<LowLevel, MapfError> {
+        name.parse()
     }
 }
 
@@ -274,8 +332,23 @@ impl FromStr for LowLevel {
     }
 }
 
-/// Settings shared by all solvers.
+/// Settings shared by all solvers: start from [`SolverConfig::default`] and change what you
+/// need with the `with_*` methods (new settings may be added, each with a default that keeps
+/// today's behaviour).
+///
+/// ```
+/// use std::time::Duration;
+/// use cuplan_mapf::{PriorityOrder, SolverConfig};
+///
+/// let config = SolverConfig::default()
+///     .with_time_limit(Duration::from_secs(10))
+///     .with_seed(7)
+///     .with_priority(PriorityOrder::ShortestFirst);
+/// assert_eq!(config.seed, 7);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct SolverConfig {
     /// Wall-clock budget of one [`solve`] call, distance tables included.
     pub time_limit: Duration,
@@ -306,8 +379,39 @@ impl Default for SolverConfig {
     }
 }
 
+impl SolverConfig {
+    /// This config with another wall-clock budget.
+    pub fn with_time_limit(self, time_limit: Duration) -> SolverConfig {
+        SolverConfig { time_limit, ..self }
+    }
+
+    /// This config with another seed.
+    pub fn with_seed(self, seed: u64) -> SolverConfig {
+        SolverConfig { seed, ..self }
+    }
+
+    /// This config with another planning order (PP).
+    pub fn with_priority(self, priority: PriorityOrder) -> SolverConfig {
+        SolverConfig { priority, ..self }
+    }
+
+    /// This config with another single-agent search (PP, CBS).
+    pub fn with_low_level(self, low_level: LowLevel) -> SolverConfig {
+        SolverConfig { low_level, ..self }
+    }
+
+    /// This config with another memory budget, in bytes.
+    pub fn with_memory_limit(self, memory_limit: u64) -> SolverConfig {
+        SolverConfig {
+            memory_limit,
+            ..self
+        }
+    }
+}
+
 /// How a [`solve`] call ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum SolveOutcome {
     /// A valid solution (optimal sum of costs for CBS).
     Solved(Solution),
@@ -564,7 +668,7 @@ fn distances(
     let cells = grid.cell_count() as u64 * goals.len() as u64;
     if !wide {
         budget.charge(MAPS, cells * 2)?;
-        match chunked(grid, goals, deadline, distance_maps_u16) {
+        match chunked::<u16>(grid, goals, deadline) {
             Err(Halt::Error(MapfError::Wavefront(WavefrontError::DistanceOverflow { .. }))) => {
                 // Paths longer than 65,534 moves (huge mazes): u32 maps instead.
                 budget.release(cells * 2);
@@ -573,25 +677,21 @@ fn distances(
         }
     }
     budget.charge(MAPS, cells * 4)?;
-    chunked(grid, goals, deadline, distance_maps).map(Distances::Wide)
+    chunked::<u32>(grid, goals, deadline).map(Distances::Wide)
 }
 
-/// A builder of distance maps of one integer type ([`distance_maps`], [`distance_maps_u16`]).
-type BuildMaps<D> = fn(&Grid, &[Cell], Backend) -> Result<DistanceMaps<D>, WavefrontError>;
-
-/// `build` over chunks of [`DIST_CHUNK`] goals, the deadline checked between chunks.
+/// [`DistanceMaps::build`] over chunks of [`DIST_CHUNK`] goals, the deadline checked between chunks.
 fn chunked<D: cuplan_wavefront::Distance>(
     grid: &Grid,
     goals: &[Cell],
     deadline: Deadline,
-    build: BuildMaps<D>,
 ) -> Result<Vec<DistanceMaps<D>>, Halt> {
     let mut maps = Vec::with_capacity(goals.len().div_ceil(DIST_CHUNK));
     for chunk in goals.chunks(DIST_CHUNK) {
         if deadline.passed() {
             return Err(deadline.reached().into());
         }
-        maps.push(build(grid, chunk, Backend::Auto).map_err(MapfError::from)?);
+        maps.push(DistanceMaps::<D>::build(grid, chunk, Backend::Auto).map_err(MapfError::from)?);
     }
     if deadline.passed() {
         return Err(deadline.reached().into());

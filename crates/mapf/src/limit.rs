@@ -14,6 +14,8 @@ pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
 /// A resource limit that ended a [`solve`](crate::solve) before it found a solution or proved
 /// that none exists. A larger budget might find one, so a limit is never "no solution".
 #[derive(Debug, Clone, PartialEq, Eq)]
+// Serialize only: `what` names a structure by a static string.
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub enum Limit {
     /// [`SolverConfig::time_limit`](crate::SolverConfig::time_limit) passed.

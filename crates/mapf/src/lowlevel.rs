@@ -1,7 +1,7 @@
 //! The single-agent space-time A* both PP and CBS call: states (cell, t), waits allowed,
 //! rules supplied by the caller (a reservation table or a CBS constraint set).
 //!
-//! Why not `cuplan_wavefront::space_time_search`: CBS needs length constraints (a latest
+//! Why not `cuplan_wavefront::space_time_astar`: CBS needs length constraints (a latest
 //! finish, goals closed from a time on) and soft conflict counts for tie-breaking among
 //! equal-time paths, and it needs no horizon. For PP it is the faster one on den520d
 //! (1.3x with 400 agents) and 3x slower on random-64-64-10 with 400 (see the crate docs);

@@ -4,7 +4,7 @@
 
 use cuplan_grid::{Cell, Grid};
 use cuplan_reservations::{MAX_HORIZON, ReservationError, ReservationTable};
-use cuplan_wavefront::{SpaceTimeResult, WavefrontError, space_time_search};
+use cuplan_wavefront::{SpaceTimeResult, WavefrontError};
 
 use crate::Limit;
 use crate::layered::World;
@@ -16,7 +16,7 @@ use crate::util::{Deadline, DistTable, FAR, FxHashMap, Graph, MapView, NONE};
 /// ruled out through "who stood where", agents resting forever on their last cell.
 ///
 /// The same rules as `cuplan_reservations::ReservationTable` with
-/// `cuplan_wavefront::space_time_search` ([`prioritized_wavefront`]); this hash-based table
+/// `cuplan_wavefront::space_time_astar` ([`prioritized_wavefront`]); this hash-based table
 /// with the A* of [`crate::lowlevel`] needs no horizon; which one is faster depends on the
 /// map (see the crate docs).
 struct Reservations {
@@ -264,7 +264,7 @@ fn search_refused(err: WavefrontError, budget: &Budget, table: &ReservationTable
 }
 
 /// [`prioritized`] on the layered route: each agent is planned with
-/// [`cuplan_wavefront::space_time_search`] against a [`ReservationTable`] of the paths
+/// [`cuplan_wavefront::space_time_astar`] against a [`ReservationTable`] of the paths
 /// before it. The first horizon (longest distance + agents + 64) fits every plan seen on the
 /// benchmark maps; when a search exceeds it the table is rebuilt with twice the horizon, up
 /// to [`DenseReservations::complete_horizon`], so a failure is never a horizon artefact.
@@ -314,7 +314,7 @@ fn plan_layered(
             // The search's stored planes share the budget with the table.
             query.max_bytes =
                 u128::from(budget.remaining()).saturating_sub(table.table.bytes() as u128);
-            let result = space_time_search(world.grid, &query)
+            let result = cuplan_wavefront::space_time_astar(world.grid, &query)
                 .map_err(|e| PpFailure::Halted(search_refused(e, &budget, &table.table)))?;
             match result {
                 SpaceTimeResult::Found(path) => {

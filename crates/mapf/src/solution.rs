@@ -7,6 +7,7 @@ use crate::Instance;
 /// One path per agent: `paths[i][t]` is agent `i`'s cell at time `t`, from `t = 0`. After the
 /// last entry the agent stays on its last cell (its goal, in a valid solution) forever.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Solution {
     /// The timed paths, one per agent, in agent order.
     pub paths: Vec<Vec<Cell>>,
@@ -16,6 +17,7 @@ pub struct Solution {
 /// the agent count, then each agent's own path (agent order: empty, bounds, obstacles, start,
 /// adjacency, goal), then conflicts in time order.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum Violation {
     /// Not one path per agent.

@@ -6,7 +6,7 @@ mod common;
 use std::io::Write;
 use std::sync::Arc;
 
-use cuplan_grid::{Cell, Grid};
+use cuplan_grid::{Cell, Endpoint, Grid};
 use cuplan_mapf::{Instance, MapfError, Solver};
 
 fn c(x: u32, y: u32) -> Cell {
@@ -33,7 +33,7 @@ fn refuses_bad_instances() {
         err(vec![c(9, 0)], vec![c(0, 0)]),
         MapfError::OutOfRange {
             agent: 0,
-            what: "start",
+            endpoint: Endpoint::Start,
             ..
         }
     ));
@@ -41,7 +41,7 @@ fn refuses_bad_instances() {
         err(vec![c(0, 0)], vec![c(0, 7)]),
         MapfError::OutOfRange {
             agent: 0,
-            what: "goal",
+            endpoint: Endpoint::Goal,
             ..
         }
     ));
@@ -49,7 +49,7 @@ fn refuses_bad_instances() {
         err(vec![c(2, 0)], vec![c(0, 0)]),
         MapfError::Blocked {
             agent: 0,
-            what: "start",
+            endpoint: Endpoint::Start,
             ..
         }
     ));
@@ -57,7 +57,7 @@ fn refuses_bad_instances() {
         err(vec![c(0, 0), c(1, 0)], vec![c(1, 1), c(2, 1)]),
         MapfError::Blocked {
             agent: 1,
-            what: "goal",
+            endpoint: Endpoint::Goal,
             ..
         }
     ));
@@ -66,7 +66,7 @@ fn refuses_bad_instances() {
         MapfError::Duplicate {
             first: 0,
             second: 1,
-            what: "start",
+            endpoint: Endpoint::Start,
             ..
         }
     ));
@@ -75,7 +75,7 @@ fn refuses_bad_instances() {
         MapfError::Duplicate {
             first: 0,
             second: 1,
-            what: "goal",
+            endpoint: Endpoint::Goal,
             ..
         }
     ));
@@ -164,7 +164,10 @@ fn reads_moving_ai_files_and_refuses_bad_ones() {
     );
     assert!(matches!(
         Instance::from_moving_ai(&map, &dup, 2),
-        Err(MapfError::Duplicate { what: "goal", .. })
+        Err(MapfError::Duplicate {
+            endpoint: Endpoint::Goal,
+            ..
+        })
     ));
     let other = temp_file("o.scen", "version 1\n0\tm.map\t5\t2\t0\t0\t1\t0\t1\n");
     let e = Instance::from_moving_ai(&map, &other, 1).unwrap_err();

@@ -21,11 +21,9 @@ fn fixed_bytes(instance: &Instance) -> u64 {
 }
 
 fn with_memory(memory_limit: u64) -> SolverConfig {
-    SolverConfig {
-        time_limit: Duration::from_secs(60),
-        memory_limit,
-        ..SolverConfig::default()
-    }
+    SolverConfig::default()
+        .with_time_limit(Duration::from_secs(60))
+        .with_memory_limit(memory_limit)
 }
 
 /// The `what` of a memory limit, panicking on anything else.
@@ -102,12 +100,9 @@ fn a_search_over_the_budget_is_a_memory_limit_for_every_solver() {
             LowLevel::Wavefront => {
                 fixed_bytes(&instance) - instance.grid().cell_count() as u64 * 17
             }
-            LowLevel::Sparse => 0,
+            _ => 0,
         };
-        let config = SolverConfig {
-            low_level,
-            ..with_memory(budget + wide)
-        };
+        let config = with_memory(budget + wide).with_low_level(low_level);
         let outcome = solve(&instance, solver, &config).unwrap();
         let what = memory_limit_what(outcome);
         assert_ne!(what, "the distance maps", "{solver}/{low_level}");
@@ -125,10 +120,7 @@ fn pp_on_the_wavefront_crossing_an_open_map_is_a_limit_then_a_solution() {
         vec![Cell::new(127, 127)],
     )
     .unwrap();
-    let config = |memory_limit| SolverConfig {
-        low_level: LowLevel::Wavefront,
-        ..with_memory(memory_limit)
-    };
+    let config = |memory_limit| with_memory(memory_limit).with_low_level(LowLevel::Wavefront);
     let outcome = solve(&instance, Solver::Pp, &config(2 << 20)).unwrap();
     assert_eq!(memory_limit_what(outcome), "the PP reservation table");
     let SolveOutcome::Solved(solution) = solve(&instance, Solver::Pp, &config(64 << 20)).unwrap()
@@ -142,10 +134,7 @@ fn pp_on_the_wavefront_crossing_an_open_map_is_a_limit_then_a_solution() {
 #[test]
 fn a_time_limit_too_large_for_the_clock_is_no_limit() {
     let instance = corridor_swap();
-    let config = SolverConfig {
-        time_limit: Duration::MAX,
-        ..SolverConfig::default()
-    };
+    let config = SolverConfig::default().with_time_limit(Duration::MAX);
     let outcome = solve(&instance, Solver::Lacam, &config).unwrap();
     assert!(
         matches!(outcome, SolveOutcome::NoSolution(_)),
@@ -195,10 +184,10 @@ fn pp_builds_its_maps_a_chunk_at_a_time_when_they_do_not_fit() {
     let lacam = solve(&instance, Solver::Lacam, &with_memory(budget)).unwrap();
     assert_eq!(memory_limit_what(lacam), "the distance maps");
     for priority in cuplan_mapf::PriorityOrder::ALL {
-        let config = |memory_limit| SolverConfig {
-            priority,
-            seed: 7,
-            ..with_memory(memory_limit)
+        let config = |memory_limit| {
+            with_memory(memory_limit)
+                .with_priority(priority)
+                .with_seed(7)
         };
         let eager = solve(&instance, Solver::Pp, &config(DEFAULT_MEMORY_LIMIT)).unwrap();
         let lazy = solve(&instance, Solver::Pp, &config(budget)).unwrap();

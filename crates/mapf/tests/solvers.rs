@@ -12,10 +12,7 @@ use cuplan_mapf::{Instance, Limit, PriorityOrder, SolveOutcome, Solver, SolverCo
 use proptest::prelude::*;
 
 fn config(seconds: u64) -> SolverConfig {
-    SolverConfig {
-        time_limit: Duration::from_secs(seconds),
-        ..SolverConfig::default()
-    }
+    SolverConfig::default().with_time_limit(Duration::from_secs(seconds))
 }
 
 /// The solution (checked) or `None` for "no solution"; panics on a time-out.
@@ -74,7 +71,7 @@ proptest! {
         let lacam = solved(&inst, Solver::Lacam, &config(20));
         prop_assert_eq!(lacam.is_some(), optimum.is_some());
         if let Some(opt) = optimum {
-            let quick = SolverConfig { time_limit: Duration::from_secs(2), ..config(0) };
+            let quick = config(0).with_time_limit(Duration::from_secs(2));
             match solved_or_timeout(&inst, Solver::Cbs, &quick) {
                 Some(cbs) => prop_assert_eq!(cbs.map(|s| s.soc()), Some(opt)),
                 None => prop_assert!(opt >= inst.lower_bound() + 6, "CBS timed out: optimum {opt}"),
@@ -97,11 +94,11 @@ proptest! {
         let Some(inst) = common::random_instance(10, 8, density, agents, seed) else { return Ok(()) };
         let lacam = solved(&inst, Solver::Lacam, &config(20));
         if lacam.is_some() {
-            let quick = SolverConfig { time_limit: Duration::from_millis(500), ..config(0) };
+            let quick = config(0).with_time_limit(Duration::from_millis(500));
             let _ = solved_or_timeout(&inst, Solver::Cbs, &quick);
         }
         for priority in PriorityOrder::ALL {
-            let cfg = SolverConfig { priority, seed, ..config(20) };
+            let cfg = config(20).with_priority(priority).with_seed(seed);
             if solved(&inst, Solver::Pp, &cfg).is_some() {
                 prop_assert!(lacam.is_some());
             }
@@ -144,10 +141,7 @@ fn reports_unsolvable_instances() {
     let cbs = solve(
         &inst,
         Solver::Cbs,
-        &SolverConfig {
-            time_limit: Duration::from_millis(300),
-            ..config(0)
-        },
+        &config(0).with_time_limit(Duration::from_millis(300)),
     )
     .unwrap();
     assert!(matches!(
@@ -164,18 +158,12 @@ fn pp_reports_which_agent_failed() {
     let starts = vec![Cell::new(1, 0), Cell::new(0, 0)];
     let goals = vec![Cell::new(2, 0), Cell::new(4, 0)];
     let inst = Instance::new(grid, starts, goals).unwrap();
-    let given = SolverConfig {
-        priority: PriorityOrder::Given,
-        ..config(5)
-    };
+    let given = config(5).with_priority(PriorityOrder::Given);
     match solve(&inst, Solver::Pp, &given).unwrap() {
         SolveOutcome::NoSolution(why) => assert!(why.contains("agent 1"), "{why}"),
         other => panic!("expected a PP failure, got {other:?}"),
     }
-    let longest = SolverConfig {
-        priority: PriorityOrder::LongestFirst,
-        ..config(5)
-    };
+    let longest = config(5).with_priority(PriorityOrder::LongestFirst);
     assert!(solved(&inst, Solver::Pp, &longest).is_some());
     let optimum = common::optimal_soc(&inst).unwrap();
     assert_eq!(
@@ -191,11 +179,7 @@ fn deterministic_for_a_seed() {
         .find_map(|seed| common::random_instance(12, 12, 15, 30, seed))
         .unwrap();
     for solver in Solver::ALL {
-        let cfg = SolverConfig {
-            seed: 7,
-            priority: PriorityOrder::Random,
-            ..config(20)
-        };
+        let cfg = config(20).with_seed(7).with_priority(PriorityOrder::Random);
         let a = solve(&inst, solver, &cfg).unwrap();
         let b = solve(&inst, solver, &cfg).unwrap();
         assert_eq!(a, b, "{solver}");
@@ -210,25 +194,14 @@ fn time_limits_hold_on_a_hard_instance() {
         .unwrap();
     let limit = Duration::from_millis(200);
     let clock = Instant::now();
-    let outcome = solve(
-        &inst,
-        Solver::Cbs,
-        &SolverConfig {
-            time_limit: limit,
-            ..config(0)
-        },
-    )
-    .unwrap();
+    let outcome = solve(&inst, Solver::Cbs, &config(0).with_time_limit(limit)).unwrap();
     assert_eq!(outcome, SolveOutcome::LimitReached(Limit::Time { limit }));
     assert!(
         clock.elapsed() < limit + Duration::from_millis(500),
         "{:?}",
         clock.elapsed()
     );
-    let zero = SolverConfig {
-        time_limit: Duration::ZERO,
-        ..config(0)
-    };
+    let zero = config(0).with_time_limit(Duration::ZERO);
     for solver in Solver::ALL {
         assert_eq!(
             solve(&inst, solver, &zero).unwrap(),

@@ -1,4 +1,4 @@
-//! The layered low level (`LowLevel::Wavefront`: `cuplan_wavefront::space_time_search` over
+//! The layered low level (`LowLevel::Wavefront`: `cuplan_wavefront::space_time_astar` over
 //! `cuplan_reservations` tables and constraints): PP's plans validate, CBS returns the same
 //! optimal sum of costs as with the sparse low level and as the exhaustive joint-space
 //! oracle of `common`, on random instances and on the shared MAPF benchmark.
@@ -13,11 +13,9 @@ use cuplan_mapf::{
 use proptest::prelude::*;
 
 fn config(low_level: LowLevel, limit: Duration) -> SolverConfig {
-    SolverConfig {
-        time_limit: limit,
-        low_level,
-        ..SolverConfig::default()
-    }
+    SolverConfig::default()
+        .with_time_limit(limit)
+        .with_low_level(low_level)
 }
 
 /// `Some(Some(solution))` (validated, paths trimmed), `Some(None)` for "no solution",
@@ -105,7 +103,7 @@ proptest! {
     ) {
         let Some(inst) = common::random_instance(10, 8, density, agents, seed) else { return Ok(()) };
         for priority in PriorityOrder::ALL {
-            let cfg = SolverConfig { priority, seed, ..config(LowLevel::Wavefront, Duration::from_secs(20)) };
+            let cfg = config(LowLevel::Wavefront, Duration::from_secs(20)).with_priority(priority).with_seed(seed);
             prop_assert!(outcome(&inst, Solver::Pp, &cfg).is_some(), "PP (wavefront) timed out");
         }
     }

@@ -338,16 +338,16 @@ fn space_time_astar(
     let start = grid.free_cell(start, "start")?;
     let goal = grid.free_cell(goal, "goal")?;
     let table = table.as_deref().map(|t| &t.table);
-    let query = SpaceTimeQuery {
-        table,
-        horizon: Some(horizon),
-        backend: Backend::Cpu,
-        tie_break: TieBreak::MovesFirst,
-        ..SpaceTimeQuery::new(start, goal)
-    };
+    let mut query = SpaceTimeQuery::new(start, goal)
+        .with_horizon(horizon)
+        .with_backend(Backend::Cpu)
+        .with_tie_break(TieBreak::MovesFirst);
+    if let Some(table) = table {
+        query = query.with_table(table);
+    }
     let g = &grid.grid;
     let result = py
-        .detach(|| cuplan::wavefront::space_time_search(g, &query))
+        .detach(|| cuplan::wavefront::space_time_astar(g, &query))
         .map_err(value_error)?;
     match result {
         SpaceTimeResult::Found(path) => Ok(Some(path.cells.into_iter().map(row_col).collect())),
@@ -499,11 +499,9 @@ fn solve_mapf(
     let starts = grid.cells(&starts, "start")?;
     let goals = grid.cells(&goals, "goal")?;
     let instance = Instance::new(grid.grid.clone(), starts, goals).map_err(value_error)?;
-    let config = SolverConfig {
-        time_limit: Duration::try_from_secs_f64(time_limit).unwrap_or(Duration::MAX),
-        seed,
-        ..SolverConfig::default()
-    };
+    let config = SolverConfig::default()
+        .with_time_limit(Duration::try_from_secs_f64(time_limit).unwrap_or(Duration::MAX))
+        .with_seed(seed);
     let outcome = py
         .detach(|| cuplan::mapf::solve(&instance, solver, &config))
         .map_err(value_error)?;

@@ -9,6 +9,7 @@ use crate::moves::Move;
 
 /// The constraints active at one time.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TimeConstraints {
     /// Cells the agent may not occupy at this time.
     pub vertices: Vec<Cell>,

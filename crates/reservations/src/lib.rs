@@ -18,6 +18,8 @@
 //! an agent whose path ended stays on its last cell forever; nothing is overwritten silently;
 //! bad input is an `Err`, never a panic.
 //!
+//! **Features**: `serde` (on [`Move`] and [`TimeConstraints`], and the grid types).
+//!
 //! **Tests** live in `crates/reservations/tests/` (property tests of the table against a
 //! plain set of reserved states, conflict refusal, memory limits).
 //!
@@ -50,6 +52,8 @@ pub use constraints::{Constraints, TimeConstraints};
 pub use error::ReservationError;
 pub use moves::{Move, plane_bit, plane_stride};
 pub use table::{DEFAULT_MAX_BYTES, Layer, MAX_HORIZON, ReservationTable, default_horizon};
+// The grid types this crate's API takes, so one dependency is enough.
+pub use cuplan_grid::{self as grid, Cell, CellPath, Grid, GridError};
 
 /// The README's example, compiled and run as a doctest (so the crates.io page matches the API).
 #[cfg(doctest)]

@@ -4,6 +4,7 @@ use cuplan_grid::{Cell, Direction};
 
 /// One of the four 4-connected moves, in table order (index = [`Move::index`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Move {
     /// `y - 1`.
     North = 0,

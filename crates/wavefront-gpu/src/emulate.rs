@@ -5,14 +5,14 @@
 //! sequential order gives the parallel result. It is the reference the GPU is compared with
 //! and the code path the host tests cover; it is not meant to be fast.
 
-use cuplan_grid::{Cell, Grid};
+use cuplan_grid::{Cell, CellPath, Grid};
 use cuplan_wavefront_kernels::body;
 use cuplan_wavefront_kernels::launch::{DistanceLaunch, ReserveLaunch, SpaceTimeLaunch};
 use cuplan_wavefront_kernels::word::DIRECTIONS;
 
 use crate::layout::{cell_index, dims, free_plane, word_bit};
 use crate::spacetime::{Ledger, prepare};
-use crate::{DistanceConfig, DistanceKernel, GpuError, SpaceTimeLimits, SpaceTimePath};
+use crate::{DistanceConfig, DistanceKernel, GpuError, SpaceTimeLimits};
 
 /// [`Device::distance_maps`](crate::Device::distance_maps) on the host with `threads` threads
 /// per (emulated) block and the default launch chunking.
@@ -206,7 +206,7 @@ impl HostReservations {
     }
 
     /// See [`DeviceReservations::search`](crate::DeviceReservations::search).
-    pub fn search(&mut self, start: Cell, goal: Cell) -> Result<Option<SpaceTimePath>, GpuError> {
+    pub fn search(&mut self, start: Cell, goal: Cell) -> Result<Option<CellPath>, GpuError> {
         self.search_limited(start, goal, &SpaceTimeLimits::default())
     }
 
@@ -216,7 +216,7 @@ impl HostReservations {
         start: Cell,
         goal: Cell,
         limits: &SpaceTimeLimits,
-    ) -> Result<Option<SpaceTimePath>, GpuError> {
+    ) -> Result<Option<CellPath>, GpuError> {
         let plan = match prepare(&self.grid, &self.ledger, start, goal, limits)? {
             Ok(plan) => plan,
             Err(answer) => return Ok(answer),
@@ -256,6 +256,6 @@ impl HostReservations {
         Ok(self
             .ledger
             .backtrack(reach, goal, arrival)
-            .map(|cells| SpaceTimePath { cells }))
+            .map(CellPath::new))
     }
 }

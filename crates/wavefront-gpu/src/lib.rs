@@ -57,7 +57,9 @@ pub use device::Device;
 pub use distance::{DistanceConfig, DistanceKernel, DistanceProfile};
 pub use error::GpuError;
 pub use layout::free_plane;
-pub use spacetime::{DeviceReservations, SpaceTimeConfig, SpaceTimeLimits, SpaceTimePath};
+pub use spacetime::{DeviceReservations, SpaceTimeConfig, SpaceTimeLimits};
+// The grid types this crate's API takes and returns, so one dependency is enough.
+pub use cuplan_grid::{self as grid, Cell, CellPath, Grid};
 
 /// The kernels as PTX (ISA for sm_80 and newer), built by `cargo xtask ptx`.
 pub const PTX: &str = include_str!("../ptx/kernels.ptx");

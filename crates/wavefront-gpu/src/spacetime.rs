@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use cuplan_grid::{Cell, Grid};
+use cuplan_grid::{Cell, CellPath, Grid};
 use cuplan_reservations::ReservationTable;
 use cuplan_wavefront_kernels::launch::{Dims, ReservationUpdate, ReserveLaunch, SpaceTimeLaunch};
 use cuplan_wavefront_kernels::word::{DIRECTIONS, EAST, NORTH, SOUTH, WEST};
@@ -18,20 +18,6 @@ use cuplan_wavefront_kernels::word::{DIRECTIONS, EAST, NORTH, SOUTH, WEST};
 use crate::device::{addr, addr_mut};
 use crate::layout::{dims, free_plane, word_bit};
 use crate::{Device, GpuError};
-
-/// A path in space-time: `cells[t]` is where the agent is at time `t`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SpaceTimePath {
-    /// One cell per timestep, start first, goal last.
-    pub cells: Vec<Cell>,
-}
-
-impl SpaceTimePath {
-    /// The arrival time at the goal (`cells.len() - 1`).
-    pub fn arrival(&self) -> u32 {
-        self.cells.len().saturating_sub(1) as u32
-    }
-}
 
 /// Limits of one search beyond the table: a shorter horizon, an earliest arrival.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -314,7 +300,7 @@ pub(crate) fn prepare(
     start: Cell,
     goal: Cell,
     limits: &SpaceTimeLimits,
-) -> Result<Result<Plan, Option<SpaceTimePath>>, GpuError> {
+) -> Result<Result<Plan, Option<CellPath>>, GpuError> {
     for (what, cell) in [("start", start), ("goal", goal)] {
         grid.check_free(cell).map_err(|source| GpuError::BadCell {
             what,
@@ -328,7 +314,7 @@ pub(crate) fn prepare(
     }
     let reserved = ledger.last_reserved.get(&ledger.index(goal)).copied();
     if start == goal && reserved.is_none() && limits.min_arrival == 0 {
-        return Ok(Err(Some(SpaceTimePath { cells: vec![start] })));
+        return Ok(Err(Some(CellPath::new(vec![start]))));
     }
     Ok(Ok(Plan {
         horizon: limits
@@ -437,7 +423,7 @@ impl<'d> DeviceReservations<'d> {
         start: Cell,
         goal: Cell,
         config: &SpaceTimeConfig,
-    ) -> Result<Option<SpaceTimePath>, GpuError> {
+    ) -> Result<Option<CellPath>, GpuError> {
         self.search_limited(start, goal, &SpaceTimeLimits::default(), config)
     }
 
@@ -448,7 +434,7 @@ impl<'d> DeviceReservations<'d> {
         goal: Cell,
         limits: &SpaceTimeLimits,
         config: &SpaceTimeConfig,
-    ) -> Result<Option<SpaceTimePath>, GpuError> {
+    ) -> Result<Option<CellPath>, GpuError> {
         let plan = match prepare(&self.grid, &self.ledger, start, goal, limits)? {
             Ok(plan) => plan,
             Err(answer) => return Ok(answer),
@@ -507,6 +493,6 @@ impl<'d> DeviceReservations<'d> {
         Ok(self
             .ledger
             .backtrack(&reach, goal, arrival)
-            .map(|cells| SpaceTimePath { cells }))
+            .map(CellPath::new))
     }
 }

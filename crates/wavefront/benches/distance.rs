@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use cuplan_grid::{Cell, Grid, generate};
-use cuplan_wavefront::{Backend, CpuKernel, DistanceOptions, distance_maps_with};
+use cuplan_wavefront::{Backend, CpuKernel, DistanceOptions, distance_maps};
 use support::cpu_time::CpuTime;
 
 fn goals(grid: &Grid, n: usize) -> Vec<Cell> {
@@ -51,14 +51,12 @@ fn bench(c: &mut Criterion<CpuTime>) {
                 let goals = goals(&grid, n);
                 group.throughput(Throughput::Elements((n * grid.cell_count()) as u64));
                 for kernel in CpuKernel::ALL {
-                    let options = DistanceOptions {
-                        backend: Backend::Cpu,
-                        kernel,
-                        ..DistanceOptions::default()
-                    };
+                    let options = DistanceOptions::default()
+                        .with_backend(Backend::Cpu)
+                        .with_kernel(kernel);
                     let id = BenchmarkId::new(format!("{kernel:?}/{family}{side}"), n);
                     group.bench_function(id, |b| {
-                        b.iter(|| pool.install(|| distance_maps_with(&grid, &goals, &options)))
+                        b.iter(|| pool.install(|| distance_maps(&grid, &goals, &options)))
                     });
                 }
             }

@@ -19,7 +19,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use cuplan_grid::{Cell, Grid, generate};
 use cuplan_reservations::{ReservationTable, default_horizon};
-use cuplan_wavefront::{Backend, SpaceTimeQuery, batched_astar, distance_maps, space_time_search};
+use cuplan_wavefront::{Backend, SpaceTimeQuery, batched_astar, distance_maps, space_time_astar};
 use support::cpu_time::CpuTime;
 
 const QUERIES: usize = 16;
@@ -45,7 +45,7 @@ fn reserved_table(grid: &Grid, paths: usize) -> ReservationTable {
 }
 
 fn bench(c: &mut Criterion<CpuTime>) {
-    let mut group = c.benchmark_group("space_time_search");
+    let mut group = c.benchmark_group("space_time_astar");
     group
         .sample_size(10)
         .warm_up_time(Duration::from_millis(300))
@@ -70,7 +70,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
                             if heuristic {
                                 q = q.with_heuristic(&maps, i);
                             }
-                            let _ = std::hint::black_box(space_time_search(&grid, &q));
+                            let _ = std::hint::black_box(space_time_astar(&grid, &q));
                         }
                     })
                 });

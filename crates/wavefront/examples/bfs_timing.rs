@@ -2,7 +2,7 @@
 //! they win) on 1024² open and random maps (10, 20 and 30 % obstacles), 1 and 16 goals, on
 //! one thread: a contention-robust companion to `benches/distance.rs` (the minimum of 15 runs
 //! filters out time lost to other tenants). Each configuration is timed with `u32` maps and
-//! with `u16` maps (`distance_maps_in`); the two kernels alternate, so both see the same load.
+//! with `u16` maps (`DistanceMaps::build`); the two kernels alternate, so both see the same load.
 //! "rebuilt" times the default again, rebuilding maps in place (`DistanceMaps::rebuild`), which
 //! spares the OS the fresh pages of a new build.
 //!
@@ -13,9 +13,7 @@
 //! `cargo run --release -p cuplan-wavefront --example bfs_timing`
 
 use cuplan_grid::{Cell, Grid, generate};
-use cuplan_wavefront::{
-    Backend, CpuKernel, Distance, DistanceMaps, DistanceOptions, distance_maps_in,
-};
+use cuplan_wavefront::{Backend, CpuKernel, Distance, DistanceMaps, DistanceOptions};
 
 fn cpu_seconds() -> f64 {
     let mut ts = libc::timespec {
@@ -65,7 +63,7 @@ fn cpu_once<D: Distance>(
     options: &DistanceOptions,
 ) -> Result<f64, Box<dyn std::error::Error>> {
     let t0 = cpu_seconds();
-    drop(pool.install(|| distance_maps_in::<D>(grid, goals, options))?);
+    drop(pool.install(|| DistanceMaps::<D>::build(grid, goals, options))?);
     Ok(cpu_seconds() - t0)
 }
 
@@ -76,20 +74,14 @@ fn wall_once<D: Distance>(
     options: &DistanceOptions,
 ) -> Result<f64, Box<dyn std::error::Error>> {
     let start = std::time::Instant::now();
-    drop(distance_maps_in::<D>(grid, goals, options)?);
+    drop(DistanceMaps::<D>::build(grid, goals, options)?);
     Ok(start.elapsed().as_secs_f64())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-    let options = DistanceOptions {
-        backend: Backend::Cpu,
-        ..DistanceOptions::default()
-    };
-    let queue = DistanceOptions {
-        kernel: CpuKernel::Queue,
-        ..options
-    };
+    let options = DistanceOptions::default().with_backend(Backend::Cpu);
+    let queue = options.with_kernel(CpuKernel::Queue);
     for (name, grid) in [
         ("open", Grid::open(1024, 1024)?),
         ("random10", generate::random(1024, 1024, 0.1, 1)?),

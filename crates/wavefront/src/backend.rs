@@ -11,6 +11,9 @@ use crate::WavefrontError;
 /// else the CPU. `Cuda` never falls back silently: without a usable device it is an error
 /// ([`WavefrontError::BackendUnavailable`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[non_exhaustive]
 pub enum Backend {
     /// CUDA when available, else CPU.
     #[default]

@@ -2,92 +2,53 @@
 
 use std::collections::HashMap;
 
-use cuplan_grid::{Cell, Direction, Grid};
+use cuplan_grid::{Cell, CellPath, Direction, Endpoint, Grid};
 
-use crate::error::Endpoint;
-use crate::{Backend, Distance, DistanceMaps, DistanceOptions, WavefrontError};
-
-/// A 4-connected path: every cell visited, start first, goal last, consecutive cells
-/// 4-adjacent. A query whose start is its goal gives a one-cell path.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct GridPath {
-    /// The cells, start to goal inclusive.
-    pub cells: Vec<Cell>,
-}
-
-impl GridPath {
-    /// Number of unit moves (`cells.len() - 1`, 0 for an empty path).
-    pub fn moves(&self) -> u32 {
-        self.cells.len().saturating_sub(1) as u32
-    }
-}
+use crate::{Distance, DistanceMaps, DistanceOptions, WavefrontError};
 
 /// Optimal 4-connected paths for every `(starts[i], goals[i])` query.
 ///
 /// Builds one distance map per *distinct* goal (queries sharing a goal share its map), then
 /// walks each path down its map's gradient in O(path length). `None` where the goal cannot be
-/// reached from the start. Every path returned is cost-optimal (unit moves, no diagonals).
-/// The maps are built in chunks of goals within
-/// [`DEFAULT_MAX_MAP_BYTES`](crate::DEFAULT_MAX_MAP_BYTES), as
-/// [`batched_astar_with`] does for another budget.
+/// reached from the start. Every path returned is cost-optimal (unit moves, no diagonals; its
+/// [`arrival`](CellPath::arrival) is its number of moves).
+///
+/// `options` is a [`Backend`](crate::Backend) or a full [`DistanceOptions`]. The maps are
+/// built in chunks of goals within `options.max_bytes`
+/// ([`DEFAULT_MAX_MAP_BYTES`](crate::DEFAULT_MAX_MAP_BYTES) by default): narrow `u16` maps,
+/// `u32` ones for a chunk whose distances do not fit. A query set needs at least one map and
+/// the kernels' buffers within the budget, else [`WavefrontError::TooLarge`] (a limit, not a
+/// property of the queries).
 ///
 /// Errors: different lengths ([`WavefrontError::LengthMismatch`]), a start or goal out of
-/// range or blocked ([`WavefrontError::InvalidQuery`] naming the query index), or an
-/// unavailable backend.
+/// range or blocked ([`WavefrontError::InvalidQuery`] naming the query index), an
+/// unavailable backend, or a budget too small for one map.
 ///
 /// ```
 /// use cuplan_grid::{Cell, Grid};
-/// use cuplan_wavefront::{Backend, batched_astar};
+/// use cuplan_wavefront::{Backend, DistanceOptions, batched_astar};
 ///
 /// let grid = Grid::from_ascii("....\n.@@.\n....")?;
 /// let paths = batched_astar(&grid, &[Cell::new(0, 1)], &[Cell::new(3, 1)], Backend::Cpu)?;
 /// let path = paths[0].as_ref().expect("connected");
-/// assert_eq!(path.moves(), 5);
+/// assert_eq!(path.arrival(), 5);
 /// assert_eq!(grid.four_path_moves(&path.cells)?, 5);
+///
+/// let grid = Grid::open(256, 256)?;
+/// let goals: Vec<Cell> = (0..64).map(|i| Cell::new(i * 4, 255)).collect();
+/// let starts = vec![Cell::new(0, 0); goals.len()];
+/// // 64 maps of 128 KiB would take 8 MiB; within 2 MiB they are built a few at a time.
+/// let options = DistanceOptions::default().with_max_bytes(2 << 20);
+/// let paths = batched_astar(&grid, &starts, &goals, options)?;
+/// assert_eq!(paths[5].as_ref().map(|p| p.arrival()), Some(20 + 255));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn batched_astar(
     grid: &Grid,
     starts: &[Cell],
     goals: &[Cell],
-    backend: Backend,
-) -> Result<Vec<Option<GridPath>>, WavefrontError> {
-    let options = DistanceOptions {
-        backend,
-        ..DistanceOptions::default()
-    };
-    batched_astar_with(grid, starts, goals, &options)
-}
-
-/// [`batched_astar`] with an explicit kernel and memory budget: `options.max_bytes` bounds
-/// the distance maps and the kernels' per-thread buffers held at once (not the paths
-/// returned, which grow with the answers). Distinct goals are taken in chunks whose maps fit
-/// the budget, each chunk's queries are answered, and the next chunk reuses the maps'
-/// memory, so any number of goals runs within the budget. Maps hold `u16` distances (2 B a
-/// cell), or `u32` from the chunk on where a distance passes 65,534.
-///
-/// Errors: those of [`batched_astar`], and [`WavefrontError::TooLarge`] when not even one
-/// map and the kernels' buffers fit the budget (a limit, not a property of the queries).
-///
-/// ```
-/// use cuplan_grid::{Cell, Grid};
-/// use cuplan_wavefront::{DistanceOptions, batched_astar_with};
-///
-/// let grid = Grid::open(256, 256)?;
-/// let goals: Vec<Cell> = (0..64).map(|i| Cell::new(i * 4, 255)).collect();
-/// let starts = vec![Cell::new(0, 0); goals.len()];
-/// // 64 maps of 128 KiB would take 8 MiB; within 2 MiB they are built a few at a time.
-/// let options = DistanceOptions { max_bytes: 2 << 20, ..DistanceOptions::default() };
-/// let paths = batched_astar_with(&grid, &starts, &goals, &options)?;
-/// assert_eq!(paths[5].as_ref().map(|p| p.moves()), Some(20 + 255));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn batched_astar_with(
-    grid: &Grid,
-    starts: &[Cell],
-    goals: &[Cell],
-    options: &DistanceOptions,
-) -> Result<Vec<Option<GridPath>>, WavefrontError> {
+    options: impl Into<DistanceOptions>,
+) -> Result<Vec<Option<CellPath>>, WavefrontError> {
     let mut paths = vec![None; starts.len()];
     batched_astar_streamed(grid, starts, goals, options, |query, path| {
         paths[query] = path;
@@ -95,12 +56,12 @@ pub fn batched_astar_with(
     Ok(paths)
 }
 
-/// [`batched_astar_with`] handing each answer to `answer(query index, path)` as soon as its
+/// [`batched_astar`] handing each answer to `answer(query index, path)` as soon as its
 /// goal's chunk is done, instead of collecting them: the caller keeps only what it needs
 /// (turning points, costs, a file), so memory stays within `options.max_bytes` plus what
 /// the caller keeps. Every query is answered exactly once, in no particular order.
 ///
-/// Errors: those of [`batched_astar_with`]; on an error some queries may have been answered.
+/// Errors: those of [`batched_astar`]; on an error some queries may have been answered.
 ///
 /// ```
 /// use cuplan_grid::{Cell, Grid};
@@ -110,7 +71,7 @@ pub fn batched_astar_with(
 /// let (starts, goals) = ([Cell::new(0, 1), Cell::new(0, 0)], [Cell::new(3, 1), Cell::new(3, 1)]);
 /// let mut moves = [0; 2];
 /// batched_astar_streamed(&grid, &starts, &goals, &DistanceOptions::default(), |q, path| {
-///     moves[q] = path.map_or(0, |p| p.moves());
+///     moves[q] = path.map_or(0, |p| p.arrival());
 /// })?;
 /// assert_eq!(moves, [5, 4]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -119,9 +80,10 @@ pub fn batched_astar_streamed(
     grid: &Grid,
     starts: &[Cell],
     goals: &[Cell],
-    options: &DistanceOptions,
-    mut answer: impl FnMut(usize, Option<GridPath>),
+    options: impl Into<DistanceOptions>,
+    mut answer: impl FnMut(usize, Option<CellPath>),
 ) -> Result<(), WavefrontError> {
+    let options = &options.into();
     check_queries(grid, starts, goals)?;
     let goals = GoalQueries::group(goals);
     let mut narrow = DistanceMaps::<u16>::default();
@@ -238,7 +200,7 @@ pub(crate) fn descend<D: Distance>(
     maps: &DistanceMaps<D>,
     slot: usize,
     start: Cell,
-) -> Option<GridPath> {
+) -> Option<CellPath> {
     let map = maps.map_slice(slot)?;
     let width = grid.width() as usize;
     let at = |c: Cell| map[c.y as usize * width + c.x as usize];
@@ -259,7 +221,7 @@ pub(crate) fn descend<D: Distance>(
         d -= 1;
         cells.push(cur);
     }
-    Some(GridPath { cells })
+    Some(CellPath::new(cells))
 }
 
 #[cfg(test)]
@@ -267,7 +229,7 @@ mod tests {
     use cuplan_grid::generate;
 
     use super::*;
-    use crate::{distance_maps, distance_maps_u16};
+    use crate::{Backend, distance_maps};
 
     /// Descending a `u16` map walks exactly the path of the `u32` map.
     #[test]
@@ -276,11 +238,11 @@ mod tests {
         let queries = generate::random_queries(&grid, 16, 2);
         let goals: Vec<Cell> = queries.iter().map(|q| q.1).collect();
         let wide = distance_maps(&grid, &goals, Backend::Cpu).unwrap();
-        let narrow = distance_maps_u16(&grid, &goals, Backend::Cpu).unwrap();
+        let narrow = DistanceMaps::<u16>::build(&grid, &goals, Backend::Cpu).unwrap();
         for (slot, &(start, _)) in queries.iter().enumerate() {
             let path = descend(&grid, &narrow, slot, start);
             assert_eq!(path, descend(&grid, &wide, slot, start));
-            let moves = path.map(|p| p.moves());
+            let moves = path.map(|p| p.arrival());
             assert_eq!(moves, wide.get(slot, start));
         }
     }

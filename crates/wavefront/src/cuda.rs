@@ -1,6 +1,6 @@
 //! The CUDA paths of [`distance_maps`](crate::distance_maps) (and so of
 //! [`batched_astar`](crate::batched_astar)) and of
-//! [`space_time_search`](crate::space_time_search), compiled only with the `cuda` feature.
+//! [`space_time_astar`](crate::space_time_astar), compiled only with the `cuda` feature.
 //!
 //! One process-wide device (ordinal 0), opened on first use and kept; its launches are
 //! serialised by a mutex. `Backend::Cuda` without a driver or device is
@@ -15,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use cuplan_grid::{Cell, Grid};
 use cuplan_wavefront_gpu::{Device, DistanceConfig, GpuError};
 
-use crate::{Backend, SpaceTimeQuery, SpaceTimeResult, TimedPath, WavefrontError};
+use crate::{Backend, SpaceTimeQuery, SpaceTimeResult, WavefrontError};
 
 static DEVICE: OnceLock<Result<Mutex<Device>, GpuError>> = OnceLock::new();
 
@@ -97,15 +97,13 @@ pub(crate) fn space_time(
             .map_err(|e| unavailable(format!("the CUDA run failed: {e}")))?
     };
     match found {
-        Some(path) => Ok(Some(SpaceTimeResult::Found(TimedPath {
-            cells: path.cells,
-        }))),
+        Some(path) => Ok(Some(SpaceTimeResult::Found(path))),
         None => {
             let cpu = SpaceTimeQuery {
                 backend: Backend::Cpu,
                 ..*query
             };
-            crate::space_time_search(grid, &cpu).map(Some)
+            crate::space_time_astar(grid, &cpu).map(Some)
         }
     }
 }
@@ -127,7 +125,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::{CpuKernel, DistanceOptions, distance_maps_in, distance_maps_with};
+    use crate::{CpuKernel, DistanceMaps, DistanceOptions, distance_maps};
 
     fn cpu_maps(grid: &Grid, goals: &[Cell]) -> Vec<u32> {
         let options = DistanceOptions {
@@ -135,7 +133,7 @@ mod tests {
             kernel: CpuKernel::default(),
             ..DistanceOptions::default()
         };
-        let maps = distance_maps_with(grid, goals, &options).unwrap();
+        let maps = distance_maps(grid, goals, options).unwrap();
         maps.as_array().iter().copied().collect()
     }
 
@@ -209,7 +207,7 @@ mod tests {
                 backend: Backend::Cpu,
                 ..crate::SpaceTimeQuery::new(start, goal)
             };
-            let cpu = crate::space_time_search(&grid, &query).unwrap().into_path().map(|p| p.cells);
+            let cpu = crate::space_time_astar(&grid, &query).unwrap().into_path().map(|p| p.cells);
             let mut host = cuplan_wavefront_gpu::emulate::HostReservations::from_table(&grid, &table, 16).unwrap();
             let limits = cuplan_wavefront_gpu::SpaceTimeLimits { horizon: Some(search_horizon), min_arrival };
             let gpu = host.search_limited(start, goal, &limits).unwrap().map(|p| p.cells);
@@ -231,8 +229,8 @@ mod tests {
                 backend,
                 ..crate::SpaceTimeQuery::new(start, goal)
             };
-            let cpu = crate::space_time_search(&grid, &query(Backend::Cpu)).unwrap();
-            match crate::space_time_search(&grid, &query(Backend::Cuda)) {
+            let cpu = crate::space_time_astar(&grid, &query(Backend::Cpu)).unwrap();
+            match crate::space_time_astar(&grid, &query(Backend::Cuda)) {
                 Ok(gpu) => assert_eq!(gpu, cpu),
                 Err(WavefrontError::BackendUnavailable { reason, .. }) => {
                     eprintln!("no GPU run here: {reason}");
@@ -241,7 +239,7 @@ mod tests {
             }
             // Auto keeps the single search on the CPU.
             assert_eq!(
-                crate::space_time_search(&grid, &query(Backend::Auto)).unwrap(),
+                crate::space_time_astar(&grid, &query(Backend::Auto)).unwrap(),
                 cpu
             );
         }
@@ -259,15 +257,15 @@ mod tests {
             backend,
             ..DistanceOptions::default()
         };
-        let cpu = distance_maps_in::<D>(&grid, &goals, &options(Backend::Cpu)).unwrap();
-        match distance_maps_in::<D>(&grid, &goals, &options(Backend::Cuda)) {
+        let cpu = DistanceMaps::<D>::build(&grid, &goals, options(Backend::Cpu)).unwrap();
+        match DistanceMaps::<D>::build(&grid, &goals, options(Backend::Cuda)) {
             Ok(gpu) => assert_eq!(gpu, cpu),
             Err(WavefrontError::BackendUnavailable { reason, .. }) => {
                 eprintln!("no GPU run here: {reason}");
             }
             Err(e) => panic!("unexpected error: {e}"),
         }
-        let auto = distance_maps_in::<D>(&grid, &goals, &options(Backend::Auto)).unwrap();
+        let auto = DistanceMaps::<D>::build(&grid, &goals, options(Backend::Auto)).unwrap();
         assert_eq!(auto, cpu);
     }
 

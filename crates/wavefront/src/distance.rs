@@ -19,8 +19,8 @@
 //!   at most two free neighbours (1-wide mazes: 1.05–1.35× the tiles' speed; grids broken
 //!   into small pieces), and on processors without AVX-512.
 //!
-//! The maps store `u32` by default; [`distance_maps_u16`] (or [`distance_maps_in`]`::<u16>`)
-//! stores `u16`, half the memory and bandwidth, and is an error when a distance does not fit.
+//! The maps store `u32` by default; [`DistanceMaps::<u16>::build`](DistanceMaps::build) stores
+//! `u16`, half the memory and bandwidth, and is an error when a distance does not fit.
 //!
 //! Memory: each thread keeps its kernels' buffers between calls (up to 32 MiB, a few bytes a
 //! cell), and [`DistanceMaps::rebuild`] writes new maps into old ones, so a caller that
@@ -40,7 +40,7 @@ use crate::{Backend, WavefrontError};
 /// Distance of a cell from which the goal cannot be reached (or that is blocked).
 pub const UNREACHABLE: u32 = u32::MAX;
 
-/// [`UNREACHABLE`] of `u16` maps ([`distance_maps_u16`]): the largest distance they hold is
+/// [`UNREACHABLE`] of `u16` maps ([`DistanceMaps::<u16>::build`](DistanceMaps::build)): the largest distance they hold is
 /// one less, 65,534.
 pub const UNREACHABLE_U16: u16 = u16::MAX;
 
@@ -128,6 +128,9 @@ pub const DEFAULT_MAX_MAP_BYTES: u128 = 8 << 30;
 
 /// Which CPU kernel fills the maps. All give the same maps; they differ in speed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
 pub enum CpuKernel {
     /// The kernel expected to win on the grid: [`CpuKernel::Queue`] where 60 % of the free
     /// cells or more have at most two free neighbours (1-wide mazes, grids broken into small
@@ -164,8 +167,25 @@ impl CpuKernel {
     ];
 }
 
-/// Options of [`distance_maps_with`] and [`distance_maps_in`].
+/// How [`distance_maps`], [`DistanceMaps::build`] and [`batched_astar`](crate::batched_astar)
+/// build maps: the backend, the CPU kernel and a memory limit.
+///
+/// A [`Backend`] converts into the options with that backend and the other defaults, so
+/// `distance_maps(&grid, &goals, Backend::Cpu)` is the short form; the `with_*` methods set
+/// the rest. New options may be added (the struct is `#[non_exhaustive]`), always with a
+/// default that keeps today's behaviour.
+///
+/// ```
+/// use cuplan_wavefront::{Backend, CpuKernel, DistanceOptions};
+///
+/// let options = DistanceOptions::from(Backend::Cpu)
+///     .with_kernel(CpuKernel::Queue)
+///     .with_max_bytes(1 << 20);
+/// assert_eq!(options.backend, Backend::Cpu);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct DistanceOptions {
     /// Engine.
     pub backend: Backend,
@@ -182,6 +202,35 @@ impl Default for DistanceOptions {
             kernel: CpuKernel::default(),
             max_bytes: DEFAULT_MAX_MAP_BYTES,
         }
+    }
+}
+
+impl DistanceOptions {
+    /// These options with another backend.
+    pub fn with_backend(self, backend: Backend) -> DistanceOptions {
+        DistanceOptions { backend, ..self }
+    }
+
+    /// These options with another CPU kernel.
+    pub fn with_kernel(self, kernel: CpuKernel) -> DistanceOptions {
+        DistanceOptions { kernel, ..self }
+    }
+
+    /// These options with another memory limit, in bytes.
+    pub fn with_max_bytes(self, max_bytes: u128) -> DistanceOptions {
+        DistanceOptions { max_bytes, ..self }
+    }
+}
+
+impl From<Backend> for DistanceOptions {
+    fn from(backend: Backend) -> DistanceOptions {
+        DistanceOptions::default().with_backend(backend)
+    }
+}
+
+impl From<&DistanceOptions> for DistanceOptions {
+    fn from(options: &DistanceOptions) -> DistanceOptions {
+        *options
     }
 }
 
@@ -226,12 +275,39 @@ impl<D: Distance> Default for DistanceMaps<D> {
 }
 
 impl<D: Distance> DistanceMaps<D> {
-    /// Replaces these maps with the maps of `goals` on `grid`, as [`distance_maps_in`] builds
-    /// them, writing into the storage these maps hold when no clone shares it. Fresh memory
+    /// One exact distance map per goal, stored as `D` (`u32` or `u16`): what
+    /// [`distance_maps`] builds for `u32`. The memory limit counts `size_of::<D>()` bytes a
+    /// cell.
+    ///
+    /// Errors: those of [`distance_maps`], and [`WavefrontError::DistanceOverflow`] when a
+    /// distance does not fit in `D` (a `u16` map holds at most 65,534; only possible on grids
+    /// with more free cells than that; build `u32` maps there).
+    ///
+    /// ```
+    /// use cuplan_grid::{Cell, Grid};
+    /// use cuplan_wavefront::{Backend, DistanceMaps, UNREACHABLE_U16};
+    ///
+    /// let grid = Grid::from_ascii("...\n.@.\n...")?;
+    /// let maps = DistanceMaps::<u16>::build(&grid, &[Cell::new(0, 0)], Backend::Cpu)?;
+    /// assert_eq!(maps.get(0, Cell::new(2, 2)), Some(4));
+    /// assert_eq!(maps.map(0)[[1, 1]], UNREACHABLE_U16);
+    /// assert_eq!(maps.bytes(), 9 * 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn build(
+        grid: &Grid,
+        goals: &[Cell],
+        options: impl Into<DistanceOptions>,
+    ) -> Result<DistanceMaps<D>, WavefrontError> {
+        build_maps(grid, goals, &options.into(), Vec::new())
+    }
+
+    /// Replaces these maps with the maps of `goals` on `grid`, as [`DistanceMaps::build`]
+    /// builds them, writing into the storage these maps hold when no clone shares it. Fresh memory
     /// costs the OS a page fault and a page of zeros before the first write, which can match
     /// the search itself; a server recomputing its maps as obstacles move pays that once.
     ///
-    /// Errors: those of [`distance_maps_in`]. After an error `self` holds no maps.
+    /// Errors: those of [`DistanceMaps::build`]. After an error `self` holds no maps.
     ///
     /// ```
     /// use cuplan_grid::{Cell, Grid};
@@ -252,10 +328,10 @@ impl<D: Distance> DistanceMaps<D> {
         &mut self,
         grid: &Grid,
         goals: &[Cell],
-        options: &DistanceOptions,
+        options: impl Into<DistanceOptions>,
     ) -> Result<(), WavefrontError> {
         let storage = self.take_storage();
-        *self = build_maps(grid, goals, options, storage)?;
+        *self = build_maps(grid, goals, &options.into(), storage)?;
         Ok(())
     }
 
@@ -333,10 +409,14 @@ impl<D: Distance> DistanceMaps<D> {
     }
 }
 
-/// One exact distance map per goal, breadth-first on the 4-connected grid.
+/// One exact `u32` distance map per goal, breadth-first on the 4-connected grid.
+///
+/// `options` is a [`Backend`] or a full [`DistanceOptions`] (kernel, memory limit);
+/// [`DistanceMaps::<u16>::build`](DistanceMaps::build) stores half the bytes.
 ///
 /// Errors: a goal out of range or blocked ([`WavefrontError::InvalidGoal`] naming its index),
-/// an unavailable backend, or maps over [`DEFAULT_MAX_MAP_BYTES`].
+/// an unavailable backend, or maps over the memory limit ([`DEFAULT_MAX_MAP_BYTES`] unless
+/// the options say otherwise).
 ///
 /// ```
 /// use cuplan_grid::{Cell, Grid};
@@ -351,75 +431,12 @@ impl<D: Distance> DistanceMaps<D> {
 pub fn distance_maps(
     grid: &Grid,
     goals: &[Cell],
-    backend: Backend,
+    options: impl Into<DistanceOptions>,
 ) -> Result<DistanceMaps, WavefrontError> {
-    distance_maps_with(
-        grid,
-        goals,
-        &DistanceOptions {
-            backend,
-            ..DistanceOptions::default()
-        },
-    )
+    DistanceMaps::build(grid, goals, options)
 }
 
-/// [`distance_maps`] with an explicit kernel and memory limit.
-pub fn distance_maps_with(
-    grid: &Grid,
-    goals: &[Cell],
-    options: &DistanceOptions,
-) -> Result<DistanceMaps, WavefrontError> {
-    distance_maps_in::<u32>(grid, goals, options)
-}
-
-/// [`distance_maps`] storing `u16`: half the memory of `u32` maps, for grids whose distances
-/// stay below 65,535 ([`UNREACHABLE_U16`] marks the cells that cannot reach the goal).
-///
-/// Errors: those of [`distance_maps`], maps over [`DEFAULT_MAX_MAP_BYTES`] at 2 bytes a cell,
-/// and [`WavefrontError::DistanceOverflow`] when some distance is 65,535 or more (only
-/// possible on grids with more free cells than that; build `u32` maps there).
-///
-/// ```
-/// use cuplan_grid::{Cell, Grid};
-/// use cuplan_wavefront::{Backend, UNREACHABLE_U16, distance_maps_u16};
-///
-/// let grid = Grid::from_ascii("...\n.@.\n...")?;
-/// let maps = distance_maps_u16(&grid, &[Cell::new(0, 0)], Backend::Cpu)?;
-/// assert_eq!(maps.get(0, Cell::new(2, 2)), Some(4));
-/// assert_eq!(maps.map(0)[[1, 1]], UNREACHABLE_U16);
-/// assert_eq!(maps.bytes(), 9 * 2);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn distance_maps_u16(
-    grid: &Grid,
-    goals: &[Cell],
-    backend: Backend,
-) -> Result<DistanceMaps<u16>, WavefrontError> {
-    distance_maps_in::<u16>(
-        grid,
-        goals,
-        &DistanceOptions {
-            backend,
-            ..DistanceOptions::default()
-        },
-    )
-}
-
-/// [`distance_maps_with`] storing distances as `D` (`u32` or `u16`, chosen by the caller):
-/// `distance_maps_in::<u32>` is [`distance_maps_with`]. The memory limit counts
-/// `size_of::<D>()` bytes a cell.
-///
-/// Errors: those of [`distance_maps_with`], and [`WavefrontError::DistanceOverflow`] when a
-/// distance does not fit in `D` (a `u16` map holds at most 65,534).
-pub fn distance_maps_in<D: Distance>(
-    grid: &Grid,
-    goals: &[Cell],
-    options: &DistanceOptions,
-) -> Result<DistanceMaps<D>, WavefrontError> {
-    build_maps(grid, goals, options, Vec::new())
-}
-
-/// [`distance_maps_in`], writing into `storage` when its capacity holds the maps.
+/// [`DistanceMaps::build`], writing into `storage` when its capacity holds the maps.
 fn build_maps<D: Distance>(
     grid: &Grid,
     goals: &[Cell],
@@ -991,7 +1008,7 @@ pub(crate) fn queue_map(grid: &Grid, goal: Cell) -> Vec<u32> {
         kernel: CpuKernel::Queue,
         ..DistanceOptions::default()
     };
-    let maps = distance_maps_with(grid, &[goal], &options).unwrap();
+    let maps = distance_maps(grid, &[goal], options).unwrap();
     maps.map_slice(0).unwrap().to_vec()
 }
 

@@ -1,29 +1,9 @@
 //! The one error type of the wavefront crate.
 
-use std::fmt;
-
-use cuplan_grid::GridError;
+use cuplan_grid::{Endpoint, GridError};
 use cuplan_reservations::ReservationError;
 
 use crate::Backend;
-
-/// Which end of a query an error is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Endpoint {
-    /// The start cell.
-    Start,
-    /// The goal cell.
-    Goal,
-}
-
-impl fmt::Display for Endpoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Endpoint::Start => "start",
-            Endpoint::Goal => "goal",
-        })
-    }
-}
 
 /// Bad input to a wavefront search. A search that finds no path is not an error: it returns
 /// `None` or a [`SpaceTimeResult`](crate::SpaceTimeResult) variant.
@@ -88,11 +68,11 @@ pub enum WavefrontError {
         /// The limit in force.
         limit: u128,
     },
-    /// A distance too large for the maps' integer type (a `u16` map of
-    /// [`distance_maps_u16`](crate::distance_maps_u16) holds at most 65,534).
+    /// A distance too large for the maps' integer type (a `u16` map, built by
+    /// [`DistanceMaps::<u16>::build`](crate::DistanceMaps::build), holds at most 65,534).
     #[error(
         "goal {goal_index}: distances reach {max_distance}, over the {limit} these maps can \
-         hold; build u32 maps (distance_maps, distance_maps_with) instead"
+         hold; build u32 maps (distance_maps, DistanceMaps::<u32>::build) instead"
     )]
     DistanceOverflow {
         /// Index of the first goal whose map does not fit.

@@ -15,15 +15,17 @@
 //!   8 × 8 bit tiles (dense random maps, rooms, mazes, narrow grids: about twice the queue
 //!   kernel's speed), and a branch-free queue BFS (1-wide mazes, processors without
 //!   AVX-512); the default, `Auto`, picks per grid.
-//!   [`distance_maps_u16`] (or [`distance_maps_in`] with
-//!   `u16`) stores `u16` instead ([`UNREACHABLE_U16`]): half the memory, and an error
+//!   [`DistanceMaps::<u16>::build`](DistanceMaps::build) stores `u16` instead
+//!   ([`UNREACHABLE_U16`]): half the memory, and an error
 //!   ([`WavefrontError::DistanceOverflow`]) rather than a wrong value past 65,534 moves.
+//!   Both take a [`Backend`] or full [`DistanceOptions`] (kernel, memory limit).
 //!   [`DistanceMaps::rebuild`] recomputes maps in place (obstacles moved, goals changed),
 //!   sparing the OS the fresh pages of a new build.
-//! - [`batched_astar`] → `Vec<Option<GridPath>>`: optimal paths by gradient descent on the
-//!   maps, O(path length) per query; queries sharing a goal share a map.
-//! - [`space_time_astar`] / [`space_time_search`] (with a [`SpaceTimeQuery`]: heuristic map,
-//!   deadline, minimum arrival) → [`SpaceTimeResult`]: minimal-time paths among the
+//! - [`batched_astar`] → `Vec<Option<CellPath>>`: optimal paths by gradient descent on the
+//!   maps, O(path length) per query; queries sharing a goal share a map; maps built in chunks
+//!   within a memory budget ([`batched_astar_streamed`] hands paths over as they come).
+//! - [`space_time_astar`] (a [`SpaceTimeQuery`]: reservations, constraints, horizon,
+//!   heuristic map, deadline, minimum arrival, backend) → [`SpaceTimeResult`]: minimal-time paths among the
 //!   reservations of a [`ReservationTable`](cuplan_reservations::ReservationTable) and the
 //!   constraints of a [`Constraints`](cuplan_reservations::Constraints) set; one masked
 //!   bit-plane dilation (4 moves + wait) per timestep, the path recovered backwards through
@@ -37,6 +39,10 @@
 //! naming the offending index or endpoint, a failed search is `None` or a
 //! [`SpaceTimeResult`] variant (`HorizonExceeded` and `Unreachable` kept distinct).
 //!
+//! **Features**: `cuda` (the CUDA backend, crate `cuplan-wavefront-gpu`; builds without CUDA,
+//! the driver is loaded at run time), `serde` (on paths, results, options, backends, kernels
+//! and tie-break orders). The grid and reservation types of the API are re-exported.
+//!
 //! **Tests** live in `crates/wavefront/tests/`: property tests against an independent plain
 //! BFS (`distance.rs`) and an independent `(cell, t)` BFS over a plain model of the
 //! reservations (`spacetime.rs`), and the MAPF benchmark maps of `../shared/data/mapf`
@@ -45,8 +51,7 @@
 //! crate.
 //!
 //! ```
-//! use cuplan_grid::{Cell, Grid};
-//! use cuplan_wavefront::{Backend, batched_astar, distance_maps};
+//! use cuplan_wavefront::{Backend, Cell, Grid, batched_astar, distance_maps};
 //!
 //! let grid = Grid::from_ascii("
 //!     .....
@@ -56,7 +61,7 @@
 //! let maps = distance_maps(&grid, &[Cell::new(4, 2)], Backend::Cpu)?;
 //! assert_eq!(maps.get(0, Cell::new(0, 0)), Some(6));
 //! let paths = batched_astar(&grid, &[Cell::new(0, 1)], &[Cell::new(4, 1)], Backend::Auto)?;
-//! assert_eq!(paths[0].as_ref().map(|p| p.moves()), Some(6));
+//! assert_eq!(paths[0].as_ref().map(|p| p.arrival()), Some(6));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -72,15 +77,21 @@ mod sweep;
 mod tiles;
 
 pub use backend::Backend;
-pub use batched::{GridPath, batched_astar, batched_astar_streamed, batched_astar_with};
+pub use batched::{batched_astar, batched_astar_streamed};
 pub use distance::{
     CpuKernel, DEFAULT_MAX_MAP_BYTES, Distance, DistanceMaps, DistanceOptions, UNREACHABLE,
-    UNREACHABLE_U16, distance_maps, distance_maps_in, distance_maps_u16, distance_maps_with,
+    UNREACHABLE_U16, distance_maps,
 };
-pub use error::{Endpoint, WavefrontError};
+pub use error::WavefrontError;
 pub use spacetime::{
-    DEFAULT_MAX_SEARCH_BYTES, Heuristic, SpaceTimeQuery, SpaceTimeResult, TieBreak, TimedPath,
-    space_time_astar, space_time_search,
+    DEFAULT_MAX_SEARCH_BYTES, Heuristic, SpaceTimeQuery, SpaceTimeResult, TieBreak,
+    space_time_astar,
+};
+// The grid and reservation types this crate's API takes and returns, so one dependency is
+// enough.
+pub use cuplan_grid::{self as grid, Cell, CellPath, Endpoint, Grid, GridError};
+pub use cuplan_reservations::{
+    self as reservations, Constraints, ReservationError, ReservationTable,
 };
 
 /// The README's example, compiled and run as a doctest (so the crates.io page matches the API).

@@ -13,36 +13,21 @@
 
 use std::time::Instant;
 
-use cuplan_grid::{Cell, Grid};
+use cuplan_grid::{Cell, CellPath, Endpoint, Grid};
 use cuplan_reservations::{Constraints, Layer, ReservationTable, default_horizon, plane_bit};
 
 use crate::backend::Resolved;
-use crate::error::Endpoint;
 use crate::{Backend, DistanceMaps, UNREACHABLE, WavefrontError};
 
 /// Default cap on the bytes of stored reachable sets in one search (2 GiB).
 pub const DEFAULT_MAX_SEARCH_BYTES: u128 = 2 << 30;
 
-/// A path in time: `cells[t]` is the agent's cell at time `t` (waits repeat a cell). It
-/// starts at the start at time 0 and ends on the goal, where the agent may stay forever.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct TimedPath {
-    /// Cell at each time `0..=arrival()`.
-    pub cells: Vec<Cell>,
-}
-
-impl TimedPath {
-    /// Arrival time at the goal (`cells.len() - 1`).
-    pub fn arrival(&self) -> u32 {
-        self.cells.len().saturating_sub(1) as u32
-    }
-}
-
 /// Outcome of a space-time search that had valid input.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SpaceTimeResult {
     /// A minimal-time path.
-    Found(TimedPath),
+    Found(CellPath),
     /// No path settles on the goal within the horizon (a longer horizon might find one).
     HorizonExceeded,
     /// No path at any horizon: the goal is not connected to the start, the start is
@@ -55,7 +40,7 @@ pub enum SpaceTimeResult {
 
 impl SpaceTimeResult {
     /// The path, if one was found.
-    pub fn path(&self) -> Option<&TimedPath> {
+    pub fn path(&self) -> Option<&CellPath> {
         match self {
             SpaceTimeResult::Found(p) => Some(p),
             _ => None,
@@ -63,7 +48,7 @@ impl SpaceTimeResult {
     }
 
     /// Consumes the result into its path, if one was found.
-    pub fn into_path(self) -> Option<TimedPath> {
+    pub fn into_path(self) -> Option<CellPath> {
         match self {
             SpaceTimeResult::Found(p) => Some(p),
             _ => None,
@@ -74,6 +59,8 @@ impl SpaceTimeResult {
 /// Which of several minimal-time paths a search returns: the order in which the walk back from
 /// the goal tries a state's predecessors (every order gives a minimal-arrival path).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum TieBreak {
     /// Wait first, then the cell to the north, east, south, west (the CUDA backend's order).
@@ -106,8 +93,10 @@ pub struct Heuristic<'a> {
 }
 
 /// Everything a space-time search takes besides the grid; build with [`SpaceTimeQuery::new`]
-/// and the `with_*` methods.
+/// and the `with_*` methods (new options may be added, with defaults that keep today's
+/// behaviour).
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct SpaceTimeQuery<'a> {
     /// Cell at time 0.
     pub start: Cell,
@@ -192,49 +181,43 @@ impl<'a> SpaceTimeQuery<'a> {
         self.backend = backend;
         self
     }
+
+    /// Store at most `max_bytes` of reachable sets.
+    pub fn with_max_bytes(mut self, max_bytes: u128) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// Return the minimal-time path this order prefers.
+    pub fn with_tie_break(mut self, tie_break: TieBreak) -> Self {
+        self.tie_break = tie_break;
+        self
+    }
 }
 
-/// A minimal-time path from `start` to `goal` honouring `table` and `constraints` within
-/// `horizon` (default: the table's, else [`default_horizon`]). Waiting is legal; the agent
-/// settles on the goal only after the last vertex reservation or constraint touching it.
-///
-/// A thin wrapper of [`space_time_search`].
+/// A minimal-time path from `query.start` to `query.goal` honouring the query's reservation
+/// table and constraints within its horizon (default: the table's, else [`default_horizon`]):
+/// the space-time search of prioritized planning and CBS. Waiting is legal; the agent settles
+/// on the goal only after the last vertex reservation or constraint touching it.
 ///
 /// ```
 /// use cuplan_grid::{Cell, Grid};
 /// use cuplan_reservations::ReservationTable;
-/// use cuplan_wavefront::{Backend, SpaceTimeResult, space_time_astar};
+/// use cuplan_wavefront::{Backend, SpaceTimeQuery, SpaceTimeResult, space_time_astar};
 ///
 /// let grid = Grid::from_ascii("...\n.@.\n...")?;
 /// let mut table = ReservationTable::new(&grid, 20)?;
 /// // Another agent crosses (1, 0) at time 1.
 /// table.reserve_path(&[Cell::new(2, 0), Cell::new(1, 0), Cell::new(1, 0)])?;
-/// let result = space_time_astar(&grid, Cell::new(0, 0), Cell::new(2, 2), Some(&table), None, None, Backend::Cpu)?;
+/// let query = SpaceTimeQuery::new(Cell::new(0, 0), Cell::new(2, 2))
+///     .with_table(&table)
+///     .with_backend(Backend::Cpu);
+/// let result = space_time_astar(&grid, &query)?;
 /// let SpaceTimeResult::Found(path) = result else { panic!("{result:?}") };
 /// assert_eq!(path.arrival(), 4);
 /// assert!(!path.cells.contains(&Cell::new(1, 0)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn space_time_astar(
-    grid: &Grid,
-    start: Cell,
-    goal: Cell,
-    table: Option<&ReservationTable>,
-    constraints: Option<&Constraints>,
-    horizon: Option<u32>,
-    backend: Backend,
-) -> Result<SpaceTimeResult, WavefrontError> {
-    let query = SpaceTimeQuery {
-        table,
-        constraints,
-        horizon,
-        backend,
-        ..SpaceTimeQuery::new(start, goal)
-    };
-    space_time_search(grid, &query)
-}
-
-/// The space-time search with every option: the low level of prioritized planning and CBS.
 ///
 /// Complete within the horizon: `Found` holds a minimal-arrival path; `HorizonExceeded`
 /// means none settles by the horizon; `Unreachable` means none exists at any horizon;
@@ -251,7 +234,7 @@ pub fn space_time_astar(
 /// Errors: start or goal out of range or blocked, a table of another grid size, a horizon
 /// beyond the table's, a heuristic map of another goal or size, an unavailable backend, or
 /// the stored reachable sets exceeding `max_bytes`.
-pub fn space_time_search(
+pub fn space_time_astar(
     grid: &Grid,
     query: &SpaceTimeQuery<'_>,
 ) -> Result<SpaceTimeResult, WavefrontError> {
@@ -659,7 +642,7 @@ impl<'q> Wavefront<'q> {
     }
 
     /// Walks back from the goal at `arrival` through the stored planes.
-    fn recover(&self, arrival: u32) -> Result<TimedPath, WavefrontError> {
+    fn recover(&self, arrival: u32) -> Result<CellPath, WavefrontError> {
         let mut cells = Vec::with_capacity(arrival as usize + 1);
         let mut cur = self.query.goal;
         cells.push(cur);
@@ -672,7 +655,7 @@ impl<'q> Wavefront<'q> {
             cells.push(cur);
         }
         cells.reverse();
-        Ok(TimedPath { cells })
+        Ok(CellPath::new(cells))
     }
 }
 

@@ -6,22 +6,19 @@ use common::{arb_grid, bfs, pick, pick_free};
 use cuplan_grid::{Cell, Grid, generate};
 use cuplan_wavefront::{
     Backend, CpuKernel, Distance, DistanceMaps, DistanceOptions, UNREACHABLE, UNREACHABLE_U16,
-    WavefrontError, batched_astar, batched_astar_with, distance_maps, distance_maps_in,
-    distance_maps_u16, distance_maps_with,
+    WavefrontError, batched_astar, distance_maps,
 };
 use ndarray::Array2;
 use proptest::prelude::*;
 
 fn cpu_options(kernel: CpuKernel) -> DistanceOptions {
-    DistanceOptions {
-        backend: Backend::Cpu,
-        kernel,
-        ..DistanceOptions::default()
-    }
+    DistanceOptions::default()
+        .with_backend(Backend::Cpu)
+        .with_kernel(kernel)
 }
 
 fn check_maps(grid: &Grid, goals: &[Cell], kernel: CpuKernel) {
-    let maps = distance_maps_with(grid, goals, &cpu_options(kernel)).unwrap();
+    let maps = distance_maps(grid, goals, &cpu_options(kernel)).unwrap();
     check_against_bfs(grid, goals, &maps, kernel);
 }
 
@@ -78,10 +75,10 @@ proptest! {
     #[test]
     fn u16_maps_match_bfs(grid in arb_grid(), picks in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0), 0..4)) {
         let goals: Vec<Cell> = picks.iter().filter_map(|&(fx, fy)| pick_free(&grid, fx, fy)).collect();
-        let maps = distance_maps_u16(&grid, &goals, Backend::Cpu).unwrap();
+        let maps = DistanceMaps::<u16>::build(&grid, &goals, Backend::Cpu).unwrap();
         check_against_bfs(&grid, &goals, &maps, CpuKernel::default());
         for kernel in CpuKernel::ALL {
-            let maps = distance_maps_in::<u16>(&grid, &goals, &cpu_options(kernel)).unwrap();
+            let maps = DistanceMaps::<u16>::build(&grid, &goals, &cpu_options(kernel)).unwrap();
             check_against_bfs(&grid, &goals, &maps, kernel);
         }
     }
@@ -99,7 +96,7 @@ proptest! {
                     prop_assert_eq!(p.cells.first(), Some(&s));
                     prop_assert_eq!(p.cells.last(), Some(&g));
                     prop_assert_eq!(grid.four_path_moves(&p.cells).unwrap(), d);
-                    prop_assert_eq!(p.moves(), d);
+                    prop_assert_eq!(p.arrival(), d);
                 }
                 (p, w) => prop_assert!(false, "query {s}->{g}: got {p:?}, BFS says {w:?}"),
             }
@@ -118,19 +115,15 @@ proptest! {
         let whole = batched_astar(&grid, &starts, &goals, Backend::Cpu).unwrap();
         let cells = grid.cell_count() as u128;
         let buffers = rayon::current_num_threads() as u128 * cells * 4;
-        let options = DistanceOptions {
-            backend: Backend::Cpu,
-            max_bytes: buffers + maps_in_budget * cells * 2,
-            ..DistanceOptions::default()
-        };
-        let chunked = batched_astar_with(&grid, &starts, &goals, &options).unwrap();
+        let options = DistanceOptions::default().with_backend(Backend::Cpu).with_max_bytes(buffers + maps_in_budget * cells * 2);
+        let chunked = batched_astar(&grid, &starts, &goals, &options).unwrap();
         prop_assert_eq!(chunked.len(), whole.len());
         for ((a, b), &(s, g)) in chunked.iter().zip(&whole).zip(&queries) {
-            prop_assert_eq!(a.as_ref().map(|p| p.moves()), b.as_ref().map(|p| p.moves()));
+            prop_assert_eq!(a.as_ref().map(|p| p.arrival()), b.as_ref().map(|p| p.arrival()));
             if let Some(p) = a {
                 prop_assert_eq!(p.cells.first(), Some(&s));
                 prop_assert_eq!(p.cells.last(), Some(&g));
-                prop_assert_eq!(grid.four_path_moves(&p.cells).unwrap(), p.moves());
+                prop_assert_eq!(grid.four_path_moves(&p.cells).unwrap(), p.arrival());
             }
         }
     }
@@ -162,7 +155,7 @@ fn one_by_n_and_unreachable() {
     )
     .unwrap();
     assert!(paths[0].is_none());
-    assert_eq!(paths[1].as_ref().unwrap().moves(), 2);
+    assert_eq!(paths[1].as_ref().unwrap().arrival(), 2);
     assert_eq!(paths[2].as_ref().unwrap().cells, vec![Cell::new(4, 0)]);
 }
 
@@ -208,11 +201,8 @@ fn backend_parsing_and_cuda_refusal() {
 #[test]
 fn memory_limit_refuses_before_allocating() {
     let grid = Grid::open(1000, 1000).unwrap();
-    let options = DistanceOptions {
-        max_bytes: 1 << 20,
-        ..DistanceOptions::default()
-    };
-    let err = distance_maps_with(&grid, &[Cell::new(0, 0)], &options).unwrap_err();
+    let options = DistanceOptions::default().with_max_bytes(1 << 20);
+    let err = distance_maps(&grid, &[Cell::new(0, 0)], &options).unwrap_err();
     assert!(matches!(err, WavefrontError::TooLarge { .. }));
 }
 
@@ -288,8 +278,8 @@ fn u16_and_u32_maps_agree_on_a_random_256_grid() {
         .map(|q| q.1)
         .collect();
     for kernel in CpuKernel::ALL {
-        let wide = distance_maps_with(&grid, &goals, &cpu_options(kernel)).unwrap();
-        let narrow = distance_maps_in::<u16>(&grid, &goals, &cpu_options(kernel)).unwrap();
+        let wide = distance_maps(&grid, &goals, &cpu_options(kernel)).unwrap();
+        let narrow = DistanceMaps::<u16>::build(&grid, &goals, &cpu_options(kernel)).unwrap();
         assert_eq!(narrow.goals(), wide.goals());
         assert_eq!(narrow.as_array().dim(), wide.as_array().dim());
         assert_eq!(narrow.bytes() * 2, wide.bytes());
@@ -333,9 +323,9 @@ fn u16_maps_refuse_distances_past_65534() {
     for kernel in CpuKernel::ALL {
         let options = cpu_options(kernel);
         // The middle goal fits; the corner goal (alone, and second in a batch) does not.
-        assert!(distance_maps_in::<u16>(&grid, &[middle], &options).is_ok());
+        assert!(DistanceMaps::<u16>::build(&grid, &[middle], &options).is_ok());
         for (goals, goal_index) in [(vec![corner], 0), (vec![middle, corner], 1)] {
-            let err = distance_maps_in::<u16>(&grid, &goals, &options).unwrap_err();
+            let err = DistanceMaps::<u16>::build(&grid, &goals, &options).unwrap_err();
             assert_eq!(
                 err,
                 WavefrontError::DistanceOverflow {
@@ -348,7 +338,7 @@ fn u16_maps_refuse_distances_past_65534() {
             assert!(err.to_string().contains("u32"), "{err}");
         }
     }
-    let err = distance_maps_u16(&grid, &[corner], Backend::Cpu).unwrap_err();
+    let err = DistanceMaps::<u16>::build(&grid, &[corner], Backend::Cpu).unwrap_err();
     assert!(
         matches!(err, WavefrontError::DistanceOverflow { .. }),
         "{err}"
@@ -360,11 +350,8 @@ fn u16_maps_refuse_distances_past_65534() {
 fn batches_under_a_tiny_budget_are_refused_as_too_large() {
     let grid = Grid::open(512, 512).unwrap();
     let (starts, goals) = ([Cell::new(0, 0)], [Cell::new(511, 511)]);
-    let options = DistanceOptions {
-        max_bytes: 512 * 512,
-        ..DistanceOptions::default()
-    };
-    let err = batched_astar_with(&grid, &starts, &goals, &options).unwrap_err();
+    let options = DistanceOptions::default().with_max_bytes(512 * 512);
+    let err = batched_astar(&grid, &starts, &goals, &options).unwrap_err();
     assert!(matches!(err, WavefrontError::TooLarge { .. }), "{err}");
     assert!(err.to_string().contains("one distance map"), "{err}");
 }
@@ -381,18 +368,21 @@ fn chunked_batches_switch_to_u32_maps_past_65534() {
     goals.push(Cell::new(399, 398));
     let starts: Vec<Cell> = goals.iter().map(|_| Cell::new(399, 398)).collect();
     let cells = grid.cell_count() as u128;
-    let options = DistanceOptions {
-        max_bytes: rayon::current_num_threads() as u128 * cells * 4 + 3 * cells * 4,
-        ..DistanceOptions::default()
-    };
-    let paths = batched_astar_with(&grid, &starts, &goals, &options).unwrap();
+    let options = DistanceOptions::default()
+        .with_max_bytes(rayon::current_num_threads() as u128 * cells * 4 + 3 * cells * 4);
+    let paths = batched_astar(&grid, &starts, &goals, &options).unwrap();
     let wide = distance_maps(&grid, &goals, Backend::Cpu).unwrap();
     for (i, (path, &start)) in paths.iter().zip(&starts).enumerate() {
         let path = path.as_ref().expect("the serpentine is one corridor");
-        assert_eq!(Some(path.moves()), wide.get(i, start), "goal {}", goals[i]);
-        assert_eq!(grid.four_path_moves(&path.cells).unwrap(), path.moves());
+        assert_eq!(
+            Some(path.arrival()),
+            wide.get(i, start),
+            "goal {}",
+            goals[i]
+        );
+        assert_eq!(grid.four_path_moves(&path.cells).unwrap(), path.arrival());
     }
-    assert!(paths[5].as_ref().unwrap().moves() > 65_534);
+    assert!(paths[5].as_ref().unwrap().arrival() > 65_534);
 }
 
 /// Distances past `u16` in `u32` maps: the kernels that search in `u16` first (sweeps and the
@@ -411,10 +401,10 @@ fn u16_maps_hold_exactly_up_to_65534() {
     for kernel in CpuKernel::ALL {
         let options = cpu_options(kernel);
         let fits = Grid::open(65_535, 1).unwrap();
-        let maps = distance_maps_in::<u16>(&fits, &[Cell::new(0, 0)], &options).unwrap();
+        let maps = DistanceMaps::<u16>::build(&fits, &[Cell::new(0, 0)], &options).unwrap();
         assert_eq!(maps.get(0, Cell::new(65_534, 0)), Some(65_534));
         let over = Grid::open(65_536, 1).unwrap();
-        let err = distance_maps_in::<u16>(&over, &[Cell::new(0, 0)], &options).unwrap_err();
+        let err = DistanceMaps::<u16>::build(&over, &[Cell::new(0, 0)], &options).unwrap_err();
         assert_eq!(
             err,
             WavefrontError::DistanceOverflow {
@@ -429,26 +419,20 @@ fn u16_maps_hold_exactly_up_to_65534() {
 #[test]
 fn memory_limit_counts_two_bytes_per_u16_cell() {
     let grid = Grid::open(1000, 1000).unwrap();
-    let options = DistanceOptions {
-        max_bytes: 3_000_000,
-        ..DistanceOptions::default()
-    };
+    let options = DistanceOptions::default().with_max_bytes(3_000_000);
     let goal = [Cell::new(0, 0)];
-    let maps = distance_maps_in::<u16>(&grid, &goal, &options).unwrap();
+    let maps = DistanceMaps::<u16>::build(&grid, &goal, &options).unwrap();
     assert_eq!(maps.bytes(), 2_000_000);
     assert!(matches!(
-        distance_maps_with(&grid, &goal, &options),
+        distance_maps(&grid, &goal, &options),
         Err(WavefrontError::TooLarge {
             bytes: 4_000_000,
             ..
         })
     ));
-    let tight = DistanceOptions {
-        max_bytes: 1 << 20,
-        ..options
-    };
+    let tight = options.with_max_bytes(1 << 20);
     assert!(matches!(
-        distance_maps_in::<u16>(&grid, &goal, &tight),
+        DistanceMaps::<u16>::build(&grid, &goal, &tight),
         Err(WavefrontError::TooLarge {
             bytes: 2_000_000,
             limit: 1_048_576,

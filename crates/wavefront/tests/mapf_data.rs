@@ -12,7 +12,7 @@ use common::{bfs, data_dir};
 use cuplan_grid::{Cell, Grid, Scenario};
 use cuplan_reservations::{ReservationTable, default_horizon};
 use cuplan_wavefront::{
-    Backend, SpaceTimeQuery, SpaceTimeResult, batched_astar, distance_maps, space_time_search,
+    Backend, SpaceTimeQuery, SpaceTimeResult, batched_astar, distance_maps, space_time_astar,
 };
 
 /// Maps up to this many cells are checked on every scen query; larger ones on a sample.
@@ -151,7 +151,7 @@ fn prioritized_plans_on_mapf_maps_are_conflict_free() {
             let query = SpaceTimeQuery::new(e.start, e.goal)
                 .with_table(&table)
                 .with_heuristic(&maps, i);
-            match space_time_search(&grid, &query).unwrap() {
+            match space_time_astar(&grid, &query).unwrap() {
                 SpaceTimeResult::Found(path) => {
                     let optimal = maps.get(i, e.start).unwrap();
                     assert!(path.arrival() >= optimal);

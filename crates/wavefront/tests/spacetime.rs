@@ -10,7 +10,6 @@ use cuplan_grid::{Cell, Grid};
 use cuplan_reservations::{Constraints, ReservationTable};
 use cuplan_wavefront::{
     Backend, SpaceTimeQuery, SpaceTimeResult, WavefrontError, distance_maps, space_time_astar,
-    space_time_search,
 };
 use proptest::prelude::*;
 
@@ -190,7 +189,7 @@ proptest! {
         if use_heuristic {
             query = query.with_heuristic(&maps, 0);
         }
-        let got = space_time_search(&grid, &query).unwrap();
+        let got = space_time_astar(&grid, &query).unwrap();
         let want = model.earliest(&grid, start, goal, horizon);
         match (&got, want) {
             (SpaceTimeResult::Found(p), Some(t)) => {
@@ -235,7 +234,7 @@ proptest! {
             .with_constraints(&constraints)
             .with_horizon(horizon)
             .with_min_arrival(min_arrival);
-        let got = space_time_search(&grid, &query).unwrap();
+        let got = space_time_astar(&grid, &query).unwrap();
         let want = model.earliest_after(&grid, start, goal, horizon, min_arrival);
         match (&got, want) {
             (SpaceTimeResult::Found(p), Some(t)) => {
@@ -259,7 +258,13 @@ fn waits_for_a_crossing_agent_and_honours_the_settle_rule() {
     // Another agent passes through the goal at time 3 and leaves... it cannot leave a
     // corridor, so block the goal with a vertex reservation instead.
     table.block_vertex(c, 3).unwrap();
-    let r = space_time_astar(&grid, a, c, Some(&table), None, None, Backend::Cpu).unwrap();
+    let r = space_time_astar(
+        &grid,
+        &cuplan_wavefront::SpaceTimeQuery::new(a, c)
+            .with_table(&table)
+            .with_backend(Backend::Cpu),
+    )
+    .unwrap();
     let path = r.into_path().unwrap();
     assert_eq!(path.arrival(), 4);
     assert_eq!(path.cells[4], c);
@@ -267,7 +272,13 @@ fn waits_for_a_crossing_agent_and_honours_the_settle_rule() {
     // A swap is refused: agent moving c -> b at time 1 blocks b -> c at time 1.
     let mut table = ReservationTable::new(&grid, 10).unwrap();
     table.block_edge(b, c, 1).unwrap();
-    let r = space_time_astar(&grid, b, c, Some(&table), None, None, Backend::Cpu).unwrap();
+    let r = space_time_astar(
+        &grid,
+        &cuplan_wavefront::SpaceTimeQuery::new(b, c)
+            .with_table(&table)
+            .with_backend(Backend::Cpu),
+    )
+    .unwrap();
     assert_eq!(r.path().unwrap().arrival(), 2);
 }
 
@@ -275,29 +286,36 @@ fn waits_for_a_crossing_agent_and_honours_the_settle_rule() {
 fn classifies_failures() {
     let grid = Grid::from_ascii(".@.").unwrap();
     let (a, c) = (Cell::new(0, 0), Cell::new(2, 0));
-    let r = space_time_astar(&grid, a, c, None, None, None, Backend::Cpu).unwrap();
+    let r = space_time_astar(
+        &grid,
+        &cuplan_wavefront::SpaceTimeQuery::new(a, c).with_backend(Backend::Cpu),
+    )
+    .unwrap();
     assert_eq!(r, SpaceTimeResult::Unreachable);
     let grid = Grid::open(5, 1).unwrap();
-    let r = space_time_astar(&grid, a, Cell::new(4, 0), None, None, Some(3), Backend::Cpu).unwrap();
+    let r = space_time_astar(
+        &grid,
+        &cuplan_wavefront::SpaceTimeQuery::new(a, Cell::new(4, 0))
+            .with_horizon(3)
+            .with_backend(Backend::Cpu),
+    )
+    .unwrap();
     assert_eq!(r, SpaceTimeResult::HorizonExceeded);
     // Goal taken forever by a parked agent.
     let mut table = ReservationTable::new(&grid, 20).unwrap();
     table.reserve_path(&[Cell::new(4, 0)]).unwrap();
     let r = space_time_astar(
         &grid,
-        a,
-        Cell::new(4, 0),
-        Some(&table),
-        None,
-        None,
-        Backend::Cpu,
+        &cuplan_wavefront::SpaceTimeQuery::new(a, Cell::new(4, 0))
+            .with_table(&table)
+            .with_backend(Backend::Cpu),
     )
     .unwrap();
     assert_eq!(r, SpaceTimeResult::Unreachable);
     // A deadline in the past.
     let q = SpaceTimeQuery::new(a, Cell::new(4, 0)).with_deadline(std::time::Instant::now());
     assert_eq!(
-        space_time_search(&grid, &q).unwrap(),
+        space_time_astar(&grid, &q).unwrap(),
         SpaceTimeResult::TimedOut
     );
 }
@@ -306,27 +324,50 @@ fn classifies_failures() {
 fn bad_input_is_an_error() {
     let grid = Grid::from_ascii("..@").unwrap();
     let a = Cell::new(0, 0);
-    let err =
-        space_time_astar(&grid, a, Cell::new(2, 0), None, None, None, Backend::Cpu).unwrap_err();
+    let err = space_time_astar(
+        &grid,
+        &cuplan_wavefront::SpaceTimeQuery::new(a, Cell::new(2, 0)).with_backend(Backend::Cpu),
+    )
+    .unwrap_err();
     assert!(err.to_string().starts_with("goal"), "{err}");
-    let err =
-        space_time_astar(&grid, Cell::new(7, 0), a, None, None, None, Backend::Cpu).unwrap_err();
+    let err = space_time_astar(
+        &grid,
+        &cuplan_wavefront::SpaceTimeQuery::new(Cell::new(7, 0), a).with_backend(Backend::Cpu),
+    )
+    .unwrap_err();
     assert!(err.to_string().starts_with("start"), "{err}");
     let table = ReservationTable::new(&grid, 5).unwrap();
-    let err = space_time_astar(&grid, a, a, Some(&table), None, Some(6), Backend::Cpu).unwrap_err();
+    let err = space_time_astar(
+        &grid,
+        &cuplan_wavefront::SpaceTimeQuery::new(a, a)
+            .with_table(&table)
+            .with_horizon(6)
+            .with_backend(Backend::Cpu),
+    )
+    .unwrap_err();
     assert!(matches!(err, WavefrontError::HorizonBeyondTable { .. }));
     let other = Grid::open(4, 4).unwrap();
     let table = ReservationTable::new(&other, 5).unwrap();
-    let err = space_time_astar(&grid, a, a, Some(&table), None, None, Backend::Cpu).unwrap_err();
+    let err = space_time_astar(
+        &grid,
+        &cuplan_wavefront::SpaceTimeQuery::new(a, a)
+            .with_table(&table)
+            .with_backend(Backend::Cpu),
+    )
+    .unwrap_err();
     assert!(matches!(err, WavefrontError::TableSizeMismatch { .. }));
     let maps = distance_maps(&grid, &[Cell::new(1, 0)], Backend::Cpu).unwrap();
     let q = SpaceTimeQuery::new(a, a).with_heuristic(&maps, 0);
     assert!(matches!(
-        space_time_search(&grid, &q),
+        space_time_astar(&grid, &q),
         Err(WavefrontError::BadHeuristic { .. })
     ));
     if !cfg!(feature = "cuda") {
-        let err = space_time_astar(&grid, a, a, None, None, None, Backend::Cuda).unwrap_err();
+        let err = space_time_astar(
+            &grid,
+            &cuplan_wavefront::SpaceTimeQuery::new(a, a).with_backend(Backend::Cuda),
+        )
+        .unwrap_err();
         assert!(matches!(err, WavefrontError::BackendUnavailable { .. }));
     }
 }
@@ -340,7 +381,7 @@ fn an_unbounded_horizon_without_a_table_terminates() {
         .with_horizon(u32::MAX)
         .with_heuristic(&maps, 0);
     assert_eq!(
-        space_time_search(&grid, &q)
+        space_time_astar(&grid, &q)
             .unwrap()
             .path()
             .map(|p| p.arrival()),
@@ -349,12 +390,9 @@ fn an_unbounded_horizon_without_a_table_terminates() {
     let walled = Grid::from_ascii(".@.").unwrap();
     let r = space_time_astar(
         &walled,
-        Cell::new(0, 0),
-        Cell::new(2, 0),
-        None,
-        None,
-        Some(u32::MAX),
-        Backend::Cpu,
+        &cuplan_wavefront::SpaceTimeQuery::new(Cell::new(0, 0), Cell::new(2, 0))
+            .with_horizon(u32::MAX)
+            .with_backend(Backend::Cpu),
     );
     assert_eq!(r.unwrap(), SpaceTimeResult::Unreachable);
 }

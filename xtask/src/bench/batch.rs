@@ -6,9 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use cuplan::grid::{Cell, Grid, generate};
-use cuplan::wavefront::{
-    Backend, CpuKernel, Distance, DistanceMaps, DistanceOptions, distance_maps_in,
-};
+use cuplan::wavefront::{Backend, CpuKernel, Distance, DistanceMaps, DistanceOptions};
 
 use super::pypeer::PyPeer;
 
@@ -73,11 +71,9 @@ pub(crate) fn run(plan: &BatchPlan<'_>) -> anyhow::Result<Vec<BatchRow>> {
                 _ => None,
             };
             for kernel in CpuKernel::ALL {
-                let options = DistanceOptions {
-                    backend: Backend::Cpu,
-                    kernel,
-                    ..DistanceOptions::default()
-                };
+                let options = DistanceOptions::default()
+                    .with_backend(Backend::Cpu)
+                    .with_kernel(kernel);
                 let want_sum = peer.is_some();
                 let (seconds, sum) = if plan.u16 {
                     pool.install(|| measure::<u16>(grid, &goals, &options, want_sum))?
@@ -130,7 +126,7 @@ fn measure<D: Distance>(
     want_sum: bool,
 ) -> anyhow::Result<(Duration, Option<u64>)> {
     let (seconds, maps) = best_of(grid.cell_count() * goals.len(), || {
-        distance_maps_in::<D>(grid, goals, options)
+        DistanceMaps::<D>::build(grid, goals, options)
     })?;
     Ok((seconds, want_sum.then(|| finite_sum(&maps))))
 }

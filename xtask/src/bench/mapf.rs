@@ -38,7 +38,7 @@ pub(crate) struct MapfPlan<'a> {
 fn agent_steps(solver: Solver) -> &'static [usize] {
     match solver {
         Solver::Cbs => &[5, 10, 15, 20, 25, 30, 35, 40, 50, 60],
-        Solver::Pp | Solver::Lacam => &[10, 50, 100, 200, 400, 600, 800, 1000],
+        _ => &[10, 50, 100, 200, 400, 600, 800, 1000],
     }
 }
 
@@ -78,11 +78,9 @@ fn run_one(
     map: &str,
     scen: &str,
 ) -> anyhow::Result<MapfRow> {
-    let config = SolverConfig {
-        time_limit: plan.time_limit,
-        low_level: plan.low_level,
-        ..SolverConfig::default()
-    };
+    let config = SolverConfig::default()
+        .with_time_limit(plan.time_limit)
+        .with_low_level(plan.low_level);
     let t = Instant::now();
     let outcome = solve(instance, solver, &config)?;
     let runtime_s = t.elapsed().as_secs_f64();

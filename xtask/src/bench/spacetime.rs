@@ -35,8 +35,14 @@ pub(crate) fn run(
             let mut rng = ChaCha8Rng::seed_from_u64(size as u64 * 1000 + n as u64);
             let (table, paths, used) = reserve_agents(&grid, n, horizon, &mut rng)?;
             let (start, goal) = fresh_pair(&grid, &used, &mut rng);
-            let search =
-                || space_time_astar(&grid, start, goal, Some(&table), None, None, Backend::Cpu);
+            let search = || {
+                space_time_astar(
+                    &grid,
+                    &cuplan::wavefront::SpaceTimeQuery::new(start, goal)
+                        .with_table(&table)
+                        .with_backend(Backend::Cpu),
+                )
+            };
             let mut best = Duration::MAX;
             let mut arrival = None;
             for _ in 0..5 {
@@ -90,9 +96,12 @@ fn reserve_agents(
     while paths.len() < cap && attempts < cap * 4 {
         attempts += 1;
         let (start, goal) = fresh_pair(grid, &used, rng);
-        if let SpaceTimeResult::Found(p) =
-            space_time_astar(grid, start, goal, Some(&table), None, None, Backend::Cpu)?
-        {
+        if let SpaceTimeResult::Found(p) = space_time_astar(
+            grid,
+            &cuplan::wavefront::SpaceTimeQuery::new(start, goal)
+                .with_table(&table)
+                .with_backend(Backend::Cpu),
+        )? {
             table.reserve_path(&p.cells)?;
             used.extend([start, goal]);
             paths.push(p.cells);
