@@ -5,7 +5,11 @@
 //! wavefront-gpu (over its device code, wavefront-kernels) beside wavefront (wavefront reaches it
 //! only behind `cuda`); the facade re-exports them all; cli, python and xtask sit on
 //! top. Any other edge between members is a violation.
+//!
+//! The dependency budget: a user of `cuplan-jps` alone, without default features, compiles at
+//! most [`JPS_ALONE_MAX_CRATES`] crates (cuplan-jps itself included).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -46,6 +50,11 @@ const LICENCE_FILES: &[&str] = &["LICENSE-MIT", "LICENSE-APACHE"];
 /// The most keywords crates.io accepts.
 const MAX_KEYWORDS: usize = 5;
 
+/// The most crates (itself included) that `cuplan-jps` with `default-features = false` may
+/// pull: being light to depend on is its promise to games and wasm users (issue 20), and a
+/// new transitive dependency should be a decision, not an accident of a `cargo update`.
+const JPS_ALONE_MAX_CRATES: usize = 12;
+
 /// The workspace root (the parent of `xtask/`).
 pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -59,6 +68,7 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<String>> {
     let mut problems = Vec::new();
     let metadata = cargo_metadata(root)?;
     check_edges(&metadata, &mut problems);
+    problems.extend(jps_alone_problem(&jps_alone_crates(root)?));
     for package in packages(&metadata) {
         check_publishable(package, &mut problems);
     }
@@ -73,25 +83,73 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<String>> {
     Ok(problems)
 }
 
-fn cargo_metadata(root: &Path) -> anyhow::Result<serde_json::Value> {
+/// The standard output of `cargo <args>` run in `root`; offline, so tidy never touches the
+/// network and answers from the lock file.
+fn cargo(root: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
+        .args(args)
+        .arg("--offline")
         .current_dir(root)
         .output()
-        .context("running cargo metadata")?;
+        .with_context(|| format!("running cargo {}", args[0]))?;
     anyhow::ensure!(
         out.status.success(),
-        "cargo metadata failed: {}",
+        "cargo {} failed: {}",
+        args[0],
         String::from_utf8_lossy(&out.stderr)
     );
-    Ok(serde_json::from_slice(&out.stdout)?)
+    Ok(out.stdout)
+}
+
+fn cargo_metadata(root: &Path) -> anyhow::Result<serde_json::Value> {
+    let out = cargo(root, &["metadata", "--format-version", "1", "--no-deps"])?;
+    Ok(serde_json::from_slice(&out)?)
+}
+
+/// The crates a `cuplan-jps` dependency with `default-features = false` compiles for this
+/// host: normal and build edges, both the user's to compile; dev-dependencies are not.
+fn jps_alone_crates(root: &Path) -> anyhow::Result<BTreeSet<String>> {
+    let tree = cargo(
+        root,
+        &[
+            "tree",
+            "-p",
+            "cuplan-jps",
+            "--no-default-features",
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ],
+    )?;
+    Ok(distinct_crates(&String::from_utf8_lossy(&tree)))
+}
+
+/// `name version` of each crate in a `cargo tree --prefix none` listing: a crate shown again
+/// (marked `(*)`) or as a proc-macro counts once, and two versions of one crate count twice,
+/// as they are compiled twice.
+fn distinct_crates(tree: &str) -> BTreeSet<String> {
+    tree.lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            Some(format!("{} {}", words.next()?, words.next()?))
+        })
+        .collect()
+}
+
+fn jps_alone_problem(crates: &BTreeSet<String>) -> Option<String> {
+    (crates.len() > JPS_ALONE_MAX_CRATES).then(|| {
+        format!(
+            "cuplan-jps with default-features = false pulls {} crates, more than the \
+             {JPS_ALONE_MAX_CRATES} allowed (raise JPS_ALONE_MAX_CRATES in xtask/src/tidy.rs only \
+             as a decision): {}",
+            crates.len(),
+            crates.iter().cloned().collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 fn packages(metadata: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
@@ -268,6 +326,44 @@ mod tests {
         problems.clear();
         check_publishable(&unpublished, &mut problems);
         assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    #[test]
+    fn crates_are_counted_once() {
+        let tree = "cuplan-jps v0.1.0 (/w/crates/jps)\n\
+                    thiserror v2.0.21\n\
+                    thiserror-impl v2.0.21 (proc-macro)\n\
+                    syn v2.0.1\n\
+                    syn v3.0.10\n\
+                    thiserror v2.0.21 (*)\n\
+                    \n";
+        let crates = distinct_crates(tree);
+        assert_eq!(
+            crates.into_iter().collect::<Vec<_>>(),
+            [
+                "cuplan-jps v0.1.0",
+                "syn v2.0.1",
+                "syn v3.0.10",
+                "thiserror v2.0.21",
+                "thiserror-impl v2.0.21"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_heavy_jps_is_caught() {
+        let crates = |n: usize| (0..n).map(|i| format!("crate{i} v1.0.0")).collect();
+        assert_eq!(jps_alone_problem(&crates(JPS_ALONE_MAX_CRATES)), None);
+        let problem = jps_alone_problem(&crates(JPS_ALONE_MAX_CRATES + 1)).unwrap();
+        let over = JPS_ALONE_MAX_CRATES + 1;
+        assert!(
+            problem.contains(&format!("pulls {over} crates")),
+            "{problem}"
+        );
+        assert!(
+            problem.contains(&format!("crate{JPS_ALONE_MAX_CRATES} v1.0.0")),
+            "{problem}"
+        );
     }
 
     #[test]

@@ -14,7 +14,8 @@ const MIB: u64 = 1 << 20;
 
 /// The largest resident set of any child of this process that has ended, in bytes.
 fn peak_child_rss() -> u64 {
-    // SAFETY: getrusage writes one `rusage` into the zeroed value it is given.
+    // SAFETY: `rusage` is plain integers, so all zeros is a valid value, and getrusage only
+    // writes one `rusage` through the pointer, which points to that value.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);

@@ -5,10 +5,11 @@
 //! `(row, col)` cells, `int32` maps with `-1`, `ValueError` on bad input — and calls this.
 //!
 //! **Main items**: [`NativeGrid`] (the immutable map, built once per Python `Grid`),
-//! [`distance_maps`], [`batched_paths`], [`NativeReservations`] and [`space_time_astar`]
+//! `distance_maps`, `batched_paths`, [`NativeReservations`] and `space_time_astar`
 //! (the reservation model and the one space-time search of `cuplan-wavefront`, with 0.1's tie
-//! order), [`NativePlanner`] (the JPS family), [`solve_mapf`] (PP, CBS, LaCAM), [`load_map`],
-//! [`load_scen`], [`first_conflict`].
+//! order), [`NativePlanner`] (the JPS family), `solve_mapf` (PP, CBS, LaCAM), `load_map`,
+//! `load_scen`, `first_conflict`. The functions are private to Rust (Python reaches them
+//! through the module), so they are named, not linked.
 //!
 //! **Invariants**: Python cells are `(row, col)` = `(y, x)`; every search runs with the GIL
 //! released on data copied out of Python objects first, so no NumPy buffer is read while other

@@ -133,7 +133,9 @@ impl Device {
         let param = Param(param);
         let mut builder = self.stream.launch_builder(function);
         builder.arg(&param);
-        // SAFETY: the caller vouches for the contract.
+        // SAFETY: every kernel takes exactly one by-value launch struct, and `Param` is
+        // `repr(transparent)` over it, so the argument matches the kernel's signature; what
+        // its pointers must cover is the caller's contract (this function's `# Safety`).
         unsafe { builder.launch(config) }
             .map(|_| ())
             .map_err(GpuError::driver("launching a kernel"))

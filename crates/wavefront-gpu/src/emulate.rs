@@ -78,7 +78,9 @@ pub fn distance_maps_with(
     let threads = config.threads_per_block.max(1);
     for goal in 0..n as u32 {
         for thread in 0..threads {
-            // SAFETY: the buffers have the sizes DistanceLaunch documents and outlive `launch`.
+            // SAFETY: the vectors above have the sizes `DistanceLaunch` documents (the sparse
+            // ones null when unused) and outlive `launch`; `goal < goal_count`; the emulated
+            // threads run one after another, so none touches a word while another writes it.
             unsafe { body::distance_init(&launch, goal, thread, threads) };
         }
     }
@@ -89,10 +91,12 @@ pub fn distance_maps_with(
         launch.first_level = first;
         launch.final_level = first.saturating_add(step - 1).min(max_level);
         for goal in 0..n as u32 {
-            // SAFETY: as above; this mirrors the `distance_levels` kernel block by block.
+            // SAFETY: the buffers are those of `distance_init` above, which ran for every goal
+            // (the kernels' precondition), and `goal < goal_count`.
             unsafe { emulate_levels_block(&launch, goal, threads, sparse) };
         }
-        // SAFETY: last_level is alive and no emulated thread runs now.
+        // SAFETY: `launch.last_level` points to the `n` elements of `last_level`, alive and
+        // not written while this shared view lives (no body runs until the next iteration).
         let levels = unsafe { std::slice::from_raw_parts(launch.last_level, n) };
         if levels.iter().all(|&l| l < launch.final_level) {
             break;
@@ -106,9 +110,12 @@ pub fn distance_maps_with(
 /// flow, each barrier being the end of a loop over the threads.
 ///
 /// # Safety
-/// `p` satisfies the contract of [`DistanceLaunch`] with host pointers.
+/// `p` satisfies the contract of [`DistanceLaunch`] with host pointers, `distance_init` ran on
+/// it and `goal < p.goal_count`.
 unsafe fn emulate_levels_block(p: &DistanceLaunch, goal: u32, threads: u32, sparse: bool) {
-    // SAFETY: the caller guarantees `p`'s contract (this function's `# Safety`).
+    // SAFETY: the caller gives the bodies' contract on `p` and `goal`. The barriers the bodies
+    // require are the ends of the loops over `thread`: every thread finishes a phase before
+    // any starts the next, and as the threads run one at a time no word is ever shared.
     unsafe {
         if body::distance_finished_before(p, goal, p.first_level) {
             return;
@@ -198,7 +205,8 @@ impl HostReservations {
                 count: list.len() as u32,
             };
             for index in 0..launch.count {
-                // SAFETY: the pointers cover the lengths given; updates have distinct words.
+                // SAFETY: `table` and `updates` point to vectors of the lengths given, borrowed
+                // for the loop; the ledger merges updates per word, so their words are distinct.
                 unsafe { body::reserve(&launch, index) };
             }
         }
@@ -241,10 +249,13 @@ impl HostReservations {
         for t in 1..=plan.horizon {
             launch.t = t;
             for thread in 0..self.threads {
-                // SAFETY: the planes cover horizon + 1 timesteps; plane t - 1 is complete.
+                // SAFETY: the planes were sized for `horizon + 1` timesteps by `new` or
+                // `from_table` and `1 ≤ t ≤ plan.horizon ≤ horizon`; plane `t − 1` is complete
+                // (the start plane, or the previous `t`'s loop over every thread).
                 unsafe { body::space_time(&launch, thread, self.threads) };
             }
-            // SAFETY: `arrival` is only written through `launch.arrival` above.
+            // SAFETY: `launch.arrival` points to the local `arrival`, alive for the whole
+            // loop and accessed only through this pointer until the loop ends.
             if unsafe { launch.arrival.read() } != u32::MAX {
                 break;
             }

@@ -255,12 +255,13 @@ pub(crate) fn fill<D: Distance>(
 ) -> Swept {
     debug_assert!(supported());
     debug_assert_eq!(out.len(), free.width * free.height);
-    // SAFETY (both calls): `supported()`, checked by the caller, says the processor has the
-    // features the kernel is compiled for.
     if let Some(out) = crate::distance::as_u16(out) {
+        // SAFETY: `supported()`, checked by the caller, says the processor has the features
+        // the kernel is compiled for.
         return unsafe { Sweeper::run(free, goal, out, scratch, budget) };
     }
     narrow.resize(out.len(), 0);
+    // SAFETY: as above, `supported()` was checked by the caller.
     let swept = unsafe { Sweeper::run(free, goal, narrow, scratch, budget) };
     if matches!(swept, Swept::Exact | Swept::Costly) {
         crate::distance::widen(narrow, out);

@@ -138,6 +138,8 @@ impl TileBfs {
                 // SAFETY: `Code::Avx512` is only made when the processor has AVX-512
                 // (`Code::detect`, and the tests check `supported()` themselves).
                 let top = unsafe { self.search_avx512(plane, goal) }?;
+                // SAFETY: as for the search: `Code::Avx512` means the processor has the
+                // features `copy_out_avx512` is compiled for.
                 unsafe { self.copy_out_avx512(plane, out) };
                 Some(top)
             }
@@ -204,7 +206,7 @@ impl TileBfs {
             let mut gathered = 0;
             for &t in touched_now {
                 let t = t as usize;
-                // SAFETY (every unchecked index below): a tile gets listed only with bits of
+                // SAFETY: for every unchecked index below, a tile gets listed only with bits of
                 // its open cells, so `t` is a tile of the grid, never of the blocked ring, and
                 // its four neighbours exist; a level lists each tile once, and the ring's
                 // tiles never, so `gathered` stays below the number of tiles.

@@ -40,19 +40,23 @@ pub unsafe fn distance_init(p: &DistanceLaunch, goal: u32, thread: u32, threads:
     let words = p.dims.plane_words() as usize;
     let cells = p.dims.cells() as usize;
     let g = goal as usize;
-    // SAFETY: goal < goal_count, so the goal index read is in bounds.
+    // SAFETY: `goals` covers `goal_count` entries and the caller promises `goal < goal_count`.
     let target = unsafe { p.goals.add(g).read() };
     let (gx, gy) = (target % width, target / width);
     let goal_word = word_of(gx, gy, p.dims.stride) as usize;
     let goal_bit = column_bit(gx);
-    // SAFETY (all accesses below): offsets stay below the sizes of the launch contract.
+    // SAFETY: `remaining` covers `goal_count · P` words and `g < goal_count`, so goal `g`'s
+    // plane starts inside it.
     let remaining = unsafe { p.remaining.add(g * words) };
+    // SAFETY: buffer 0 of goal `g` starts at `g · P`, inside the `2 · goal_count · P` words.
     let frontier = unsafe { p.frontier.add(g * words) };
+    // SAFETY: `dist` covers `goal_count · C` cells, so goal `g`'s map starts inside it.
     let dist = unsafe { p.dist.add(g * cells) };
     let mut w = thread as usize;
     while w < words {
         let seed = if w == goal_word { goal_bit } else { 0 };
-        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+        // SAFETY: `w < P`, inside `free` and inside goal `g`'s planes; `w` is a word this
+        // thread owns (`w ≡ thread mod threads`), so no other thread writes it in this phase.
         unsafe {
             remaining.add(w).write(p.free.add(w).read() & !seed);
             frontier.add(w).write(seed);
@@ -61,7 +65,8 @@ pub unsafe fn distance_init(p: &DistanceLaunch, goal: u32, thread: u32, threads:
     }
     if thread == 0 && !p.lists.is_null() && !p.counts.is_null() {
         // The sparse kernel's level-0 list: the goal's word.
-        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+        // SAFETY: list 0 of goal `g` starts at `3 · g · P` of the `3 · goal_count · P` words and
+        // its counts at `3 · g` of the `3 · goal_count`; only thread 0 writes them.
         unsafe {
             p.lists.add(g * 3 * words).write(goal_word as u32);
             p.counts.add(g * 3).write(1);
@@ -70,7 +75,7 @@ pub unsafe fn distance_init(p: &DistanceLaunch, goal: u32, thread: u32, threads:
     let mut c = thread as usize;
     while c < cells {
         let d = if c == target as usize { 0 } else { UNREACHABLE };
-        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+        // SAFETY: `c < C`, inside goal `g`'s map, and a cell this thread alone owns.
         unsafe { dist.add(c).write(d) };
         c += threads as usize;
     }
@@ -96,22 +101,25 @@ pub unsafe fn distance_level(
     let cells = p.dims.cells() as usize;
     let n = p.goal_count as usize;
     let g = goal as usize;
-    // SAFETY (all accesses below): offsets stay below the sizes of the launch contract; the
-    // first and last stored rows are never visited, so `w ± stride` and `w ± 1` stay inside.
+    // SAFETY: `remaining` covers `goal_count · P` words and `g < goal_count`.
     let remaining = unsafe { p.remaining.add(g * words) };
+    // SAFETY: the buffer index `(t − 1) & 1` is 0 or 1, so `(buffer · n + g) · P` is a plane
+    // start inside the `2 · n · P` frontier words.
     let cur = unsafe {
         p.frontier
             .add(((t.wrapping_sub(1) & 1) as usize * n + g) * words)
     };
-    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+    // SAFETY: as for `cur`, with buffer `t & 1`.
     let next = unsafe { p.frontier.add(((t & 1) as usize * n + g) * words) };
-    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+    // SAFETY: `dist` covers `goal_count · C` cells, so goal `g`'s map starts inside it.
     let dist = unsafe { p.dist.add(g * cells) };
     let end = words.saturating_sub(stride);
     let mut found = false;
     let mut w = stride + thread as usize;
     while w < end {
-        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+        // SAFETY: `stride ≤ w < P − stride` (the first and last stored rows are never
+        // visited), so `w ± 1` and `w ± stride` are words of the plane. `cur` is the previous
+        // level's buffer, which no thread writes during this level.
         let new = unsafe {
             bfs_expand(
                 remaining.add(w).read(),
@@ -122,14 +130,18 @@ pub unsafe fn distance_level(
                 cur.add(w + stride).read(),
             )
         };
-        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+        // SAFETY: `w < P` and this thread owns word `w`: nobody else reads or writes it in
+        // `next` during this level (neighbours are read from `cur`).
         unsafe { next.add(w).write(new) };
         if new != 0 {
             found = true;
-            // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+            // SAFETY: `w < P`, and word `w` of `remaining` is read and written only by its
+            // owner, this thread.
             unsafe { remaining.add(w).write(remaining.add(w).read() & !new) };
             if let Some((row, column_word)) = split_word(w as u32, p.dims.stride) {
-                // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+                // SAFETY: `new ⊆ remaining ⊆ free`, whose border and padding bits are 0, so
+                // every bit is a real cell and its index is below `C`; those cells lie in word
+                // `w`, which this thread owns.
                 for_each_cell(new, row, column_word, p.dims.width, |cell| unsafe {
                     dist.add(cell as usize).write(t)
                 });
@@ -139,7 +151,9 @@ pub unsafe fn distance_level(
     }
     if found {
         // Every finder writes the same value; volatile so the store is not merged away.
-        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+        // SAFETY: `last_level` covers `goal_count` words and `g < goal_count`. It is the one
+        // word several threads write in a level, all with the same `t`, and it is read only
+        // after the barrier that ends the level.
         unsafe { write_volatile(p.last_level.add(g), t) };
     }
     found
@@ -156,7 +170,12 @@ pub unsafe fn sparse_clear(p: &DistanceLaunch, goal: u32, thread: u32, threads: 
     let words = p.dims.plane_words() as usize;
     let n = p.goal_count as usize;
     let g = goal as usize;
-    // SAFETY (all accesses below): offsets follow the size contract of DistanceLaunch.
+    // SAFETY: goal `g`'s three counts start at `3 · g` of the `3 · n`, its lists at
+    // `3 · g · P` of the `3 · n · P` words and its buffer `t & 1` at `(buffer · n + g) · P`
+    // of the `2 · n · P` words. A list holds distinct words below `P` (each word is claimed
+    // once per level), so `len ≤ P`, every cleared word is in the buffer, and no two threads
+    // clear the same word. Thread 0 alone writes count `t mod 3`; the others read only count
+    // `(t − 2) mod 3`, a different word.
     unsafe {
         let counts = p.counts.add(g * 3);
         if thread == 0 {
@@ -189,9 +208,12 @@ pub unsafe fn sparse_level(p: &DistanceLaunch, goal: u32, thread: u32, threads: 
     let n = p.goal_count as usize;
     let g = goal as usize;
     let end = words.saturating_sub(stride);
-    // SAFETY (all accesses below): offsets follow the size contract of DistanceLaunch; a
-    // candidate is only expanded inside the interior rows, so its neighbours are in bounds;
-    // the stamp swap gives each candidate word one owner, the only writer of its words.
+    // SAFETY: the plane, list and count offsets are those of `sparse_clear`, inside the
+    // sizes of `DistanceLaunch` for `g < n`. A candidate is expanded only when
+    // `stride ≤ c < P − stride`, so its four neighbour words exist. The stamp swap gives each
+    // candidate word one owner per level, the only writer of its words of `next`,
+    // `remaining` and `dist`, while `cur` (the previous level) is written by nobody. So at
+    // most `P` words are appended per level, and every `slot` stays inside its list.
     unsafe {
         let remaining = p.remaining.add(g * words);
         let cur = p
@@ -255,7 +277,8 @@ pub unsafe fn sparse_level(p: &DistanceLaunch, goal: u32, thread: u32, threads: 
 /// # Safety
 /// `goal < p.goal_count` and `p.last_level` covers `goal_count` words.
 pub unsafe fn distance_goes_on(p: &DistanceLaunch, goal: u32, t: u32) -> bool {
-    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+    // SAFETY: `last_level` covers `goal_count` words and the caller promises
+    // `goal < goal_count`.
     unsafe { read_volatile(p.last_level.add(goal as usize)) >= t }
 }
 
@@ -265,7 +288,8 @@ pub unsafe fn distance_goes_on(p: &DistanceLaunch, goal: u32, t: u32) -> bool {
 /// # Safety
 /// As [`distance_goes_on`].
 pub unsafe fn distance_finished_before(p: &DistanceLaunch, goal: u32, first: u32) -> bool {
-    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+    // SAFETY: `last_level` covers `goal_count` words and the caller promises
+    // `goal < goal_count`.
     unsafe { read_volatile(p.last_level.add(goal as usize)).wrapping_add(1) < first }
 }
 
@@ -280,19 +304,24 @@ pub unsafe fn space_time(p: &SpaceTimeLaunch, thread: u32, threads: u32) {
     let stride = p.dims.stride as usize;
     let words = p.dims.plane_words() as usize;
     let t = p.t as usize;
-    // SAFETY (all accesses below): plane offsets stay below (horizon + 1) planes and the
-    // first and last stored rows are never visited, so neighbour words stay inside the plane.
+    // SAFETY: `1 ≤ t ≤ horizon` and `reach` covers `(horizon + 1) · P` words, so plane
+    // `t − 1` starts inside it.
     let prev = unsafe { p.reach.add((t - 1) * words) };
+    // SAFETY: as `prev`, plane `t ≤ horizon`.
     let next = unsafe { p.reach.add(t * words) };
+    // SAFETY: `vertex` covers `(horizon + 1) · P` words and `t ≤ horizon`.
     let vertex = unsafe { p.vertex.add(t * words) };
-    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+    // SAFETY: `arrived_from` covers `(horizon + 1) · 4 · P` words and the closure is called
+    // with the four directions only (`d < 4`), so `(t · 4 + d) · P` is a plane start.
     let edge = |d: u32| unsafe {
         p.arrived_from
             .add((t * DIRECTIONS as usize + d as usize) * words)
     };
     let (north, east, south, west) = (edge(NORTH), edge(EAST), edge(SOUTH), edge(WEST));
     let mover =
-        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+        // SAFETY: called with `w` at most one row or one word away from a word in
+        // `stride ..< P − stride`, so `w < P`; `prev` and the edge planes are inputs nobody
+        // writes during this launch.
         |plane: *const u64, w: usize| unsafe { movers(prev.add(w).read(), plane.add(w).read()) };
     let goal_word = word_of(p.goal_x, p.goal_y, p.dims.stride) as usize;
     let goal_bit = column_bit(p.goal_x);
@@ -300,7 +329,8 @@ pub unsafe fn space_time(p: &SpaceTimeLaunch, thread: u32, threads: u32) {
     let mut w = stride + thread as usize;
     while w < end {
         let reach = space_time_step(
-            // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+            // SAFETY: `stride ≤ w < P − stride`, a word of plane `t − 1`, complete and
+            // unwritten during this launch.
             unsafe { prev.add(w).read() },
             mover(east, w),
             mover(east, w - 1),
@@ -308,15 +338,16 @@ pub unsafe fn space_time(p: &SpaceTimeLaunch, thread: u32, threads: u32) {
             mover(west, w + 1),
             mover(south, w - stride),
             mover(north, w + stride),
-            // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+            // SAFETY: `w < P`, inside the `free` plane and vertex plane `t`, both read-only.
             unsafe { p.free.add(w).read() & !vertex.add(w).read() },
         );
-        // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+        // SAFETY: `w < P`, and this thread alone owns word `w` of plane `t`.
         unsafe { next.add(w).write(reach) };
         if w == goal_word && reach & goal_bit != 0 && p.t > p.goal_free_after {
             // Only this thread owns the goal word, and timesteps run in order, so the first
             // write wins without atomics.
-            // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+            // SAFETY: `arrival` is one valid word, and the goal word's owner (this thread) is
+            // its only reader and writer in this launch.
             unsafe {
                 if read_volatile(p.arrival) == u32::MAX {
                     write_volatile(p.arrival, p.t);
@@ -335,7 +366,9 @@ pub unsafe fn reserve(p: &ReserveLaunch, index: u32) {
     if index >= p.count {
         return;
     }
-    // SAFETY: in bounds by the launch contract (see the SAFETY note at the top of this function).
+    // SAFETY: `updates` covers `count` entries and `index < count`; `slot` is written only
+    // when `u.word < table_words`, and updates name pairwise distinct words, so this thread
+    // is the only one touching it.
     unsafe {
         let u = p.updates.add(index as usize).read();
         if u.word < p.table_words {

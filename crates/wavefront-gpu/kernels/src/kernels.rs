@@ -12,14 +12,14 @@ use crate::launch::{DistanceLaunch, ReserveLaunch, SpaceTimeLaunch};
 /// Thread index inside the block and block size, as `u32` (never negative).
 #[inline(always)]
 fn block_thread() -> (u32, u32) {
-    // SAFETY: the special registers are always readable.
+    // SAFETY: the special registers are defined in every thread of a launch.
     unsafe { (_thread_idx_x() as u32, _block_dim_x() as u32) }
 }
 
 /// Global thread index and grid-wide thread count of a one-dimensional launch.
 #[inline(always)]
 fn grid_thread() -> (u32, u32) {
-    // SAFETY: the special registers are always readable.
+    // SAFETY: the special registers are defined in every thread of a launch.
     unsafe {
         let (tid, dim) = block_thread();
         let block = _block_idx_x() as u32;
@@ -37,13 +37,15 @@ fn grid_thread() -> (u32, u32) {
 /// `p` satisfies [`DistanceLaunch`]'s size contract, `frontier` and `last_level` zeroed.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distance_init(p: DistanceLaunch) {
-    // SAFETY: block index < goal_count is checked; the contract is the caller's.
+    // SAFETY: `_block_idx_x` reads a special register, defined in every thread of a launch.
     let goal = unsafe { _block_idx_x() } as u32;
     if goal >= p.goal_count {
         return;
     }
     let (thread, threads) = block_thread();
-    // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
+    // SAFETY: the caller gives `DistanceLaunch`'s size contract, `goal < goal_count` was
+    // checked above, and with `thread = threadIdx.x`, `threads = blockDim.x` each word and
+    // cell of the goal has exactly one owning thread in its block (one block per goal).
     unsafe { body::distance_init(&p, goal, thread, threads) }
 }
 
@@ -57,15 +59,19 @@ pub unsafe extern "ptx-kernel" fn distance_init(p: DistanceLaunch) {
 /// launch (if any) ended at `first_level − 1`.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distance_levels(p: DistanceLaunch) {
-    // SAFETY: block index < goal_count is checked; the rest is the caller's contract.
+    // SAFETY: `_block_idx_x` reads a special register, defined in every thread of a launch.
     let goal = unsafe { _block_idx_x() } as u32;
+    // SAFETY: `||` makes the call only once `goal < goal_count`, and `last_level` covers
+    // `goal_count` words by the caller's contract.
     if goal >= p.goal_count || unsafe { body::distance_finished_before(&p, goal, p.first_level) } {
         return;
     }
     let (thread, threads) = block_thread();
     let mut t = p.first_level;
     while t <= p.final_level && t != 0 {
-        // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
+        // SAFETY: as in `distance_init` (size contract, `goal < goal_count`, one owner per
+        // word in the block); level `t − 1` is complete: the barrier ending the previous
+        // iteration, or for `first_level` the previous launch, which the caller ordered.
         unsafe {
             body::distance_level(&p, goal, thread, threads, t);
             // Every thread of the block takes the same branch below: the flag read happens
@@ -90,15 +96,19 @@ pub unsafe extern "ptx-kernel" fn distance_levels(p: DistanceLaunch) {
 /// `first_level − 1`.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distance_sparse_levels(p: DistanceLaunch) {
-    // SAFETY: block index < goal_count is checked; the rest is the caller's contract.
+    // SAFETY: `_block_idx_x` reads a special register, defined in every thread of a launch.
     let goal = unsafe { _block_idx_x() } as u32;
+    // SAFETY: `||` makes the call only once `goal < goal_count`, and `last_level` covers
+    // `goal_count` words by the caller's contract.
     if goal >= p.goal_count || unsafe { body::distance_finished_before(&p, goal, p.first_level) } {
         return;
     }
     let (thread, threads) = block_thread();
     let mut t = p.first_level;
     while t <= p.final_level && t != 0 {
-        // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
+        // SAFETY: as in `distance_levels`, with the sparse buffers the caller promises; the
+        // first barrier separates the clear from the expansion of the same level, the second
+        // ends the level before the flag is read and the next level starts.
         unsafe {
             body::sparse_clear(&p, goal, thread, threads, t);
             _syncthreads();
@@ -123,7 +133,8 @@ pub unsafe extern "ptx-kernel" fn distance_sparse_levels(p: DistanceLaunch) {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn space_time_step(p: SpaceTimeLaunch) {
     let (thread, threads) = grid_thread();
-    // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
+    // SAFETY: the caller gives `SpaceTimeLaunch`'s contract and a complete plane `t − 1`;
+    // the global thread index and the grid's thread count give each word exactly one owner.
     unsafe { body::space_time(&p, thread, threads) }
 }
 
@@ -134,6 +145,7 @@ pub unsafe extern "ptx-kernel" fn space_time_step(p: SpaceTimeLaunch) {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn reserve_words(p: ReserveLaunch) {
     let (thread, _) = grid_thread();
-    // SAFETY: the launch meets this kernel's `# Safety` contract, which is the body's.
+    // SAFETY: the caller gives `ReserveLaunch`'s contract; one thread per update index, and
+    // `reserve` ignores indices at or past `count`.
     unsafe { body::reserve(&p, thread) }
 }
