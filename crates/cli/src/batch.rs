@@ -48,7 +48,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     loaded
         .pool
         .install(|| {
-            batched_astar_streamed(&loaded.grid, &starts, &goals, &options, |i, path| {
+            batched_astar_streamed(&loaded.grid, &starts, &goals, options, |i, path| {
                 let (index, q) = &loaded.queries[i];
                 let cells = path.as_ref().map(|p| {
                     if args.full_path {

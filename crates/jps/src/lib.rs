@@ -1,7 +1,7 @@
 //! Optimal single-agent search on 8-connected grids: A*, JPS, JPS-Bit and the pruned and
 //! preprocessed JPS variants, all exact under the Moving AI rules.
 //!
-//! **Job**: answer "shortest path from `start` to `goal`" on a [`Grid`](cuplan_grid::Grid)
+//! **Job**: answer "shortest path from `start` to `goal`" on a [`Grid`]
 //! with straight cost 1, diagonal cost √2 and **no corner cutting** (a diagonal step needs both
 //! orthogonal cells free), returning an optimal path or `None`.
 //!
@@ -15,7 +15,7 @@
 //!   [`Searcher::dense`]) or two-level with pages allocated on demand ([`Searcher::paged`],
 //!   capped by [`Searcher::bounded`]) for short NPC-style queries on big maps;
 //!   [`Searcher::new`] picks dense up to [`Searcher::DENSE_MAX_CELLS`] cells, paged beyond.
-//! - [`Path`] (waypoints joined by straight or 45° runs + exact [`OctileCost`](cuplan_grid::OctileCost)),
+//! - [`Path`] (waypoints joined by straight or 45° runs + exact [`OctileCost`]),
 //!   [`SearchOutcome`], [`SearchStats`], [`JpsError`].
 //! - [`find_path`] (one-off), [`find_paths`] / [`find_paths_with`] (parallel batch, input
 //!   order; the latter with a searcher of your choice).

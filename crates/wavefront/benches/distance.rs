@@ -56,7 +56,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
                         .with_kernel(kernel);
                     let id = BenchmarkId::new(format!("{kernel:?}/{family}{side}"), n);
                     group.bench_function(id, |b| {
-                        b.iter(|| pool.install(|| distance_maps(&grid, &goals, &options)))
+                        b.iter(|| pool.install(|| distance_maps(&grid, &goals, options)))
                     });
                 }
             }

@@ -26,8 +26,8 @@
 //!   within a memory budget ([`batched_astar_streamed`] hands paths over as they come).
 //! - [`space_time_astar`] (a [`SpaceTimeQuery`]: reservations, constraints, horizon,
 //!   heuristic map, deadline, minimum arrival, backend) → [`SpaceTimeResult`]: minimal-time paths among the
-//!   reservations of a [`ReservationTable`](cuplan_reservations::ReservationTable) and the
-//!   constraints of a [`Constraints`](cuplan_reservations::Constraints) set; one masked
+//!   reservations of a [`ReservationTable`] and the
+//!   constraints of a [`Constraints`] set; one masked
 //!   bit-plane dilation (4 moves + wait) per timestep, the path recovered backwards through
 //!   the stored planes. Waits are legal, swaps are ruled out, and the agent settles on its
 //!   goal only after the last vertex reservation there (so it can wait forever).

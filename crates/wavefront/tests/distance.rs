@@ -18,7 +18,7 @@ fn cpu_options(kernel: CpuKernel) -> DistanceOptions {
 }
 
 fn check_maps(grid: &Grid, goals: &[Cell], kernel: CpuKernel) {
-    let maps = distance_maps(grid, goals, &cpu_options(kernel)).unwrap();
+    let maps = distance_maps(grid, goals, cpu_options(kernel)).unwrap();
     check_against_bfs(grid, goals, &maps, kernel);
 }
 
@@ -78,7 +78,7 @@ proptest! {
         let maps = DistanceMaps::<u16>::build(&grid, &goals, Backend::Cpu).unwrap();
         check_against_bfs(&grid, &goals, &maps, CpuKernel::default());
         for kernel in CpuKernel::ALL {
-            let maps = DistanceMaps::<u16>::build(&grid, &goals, &cpu_options(kernel)).unwrap();
+            let maps = DistanceMaps::<u16>::build(&grid, &goals, cpu_options(kernel)).unwrap();
             check_against_bfs(&grid, &goals, &maps, kernel);
         }
     }
@@ -116,7 +116,7 @@ proptest! {
         let cells = grid.cell_count() as u128;
         let buffers = rayon::current_num_threads() as u128 * cells * 4;
         let options = DistanceOptions::default().with_backend(Backend::Cpu).with_max_bytes(buffers + maps_in_budget * cells * 2);
-        let chunked = batched_astar(&grid, &starts, &goals, &options).unwrap();
+        let chunked = batched_astar(&grid, &starts, &goals, options).unwrap();
         prop_assert_eq!(chunked.len(), whole.len());
         for ((a, b), &(s, g)) in chunked.iter().zip(&whole).zip(&queries) {
             prop_assert_eq!(a.as_ref().map(|p| p.arrival()), b.as_ref().map(|p| p.arrival()));
@@ -202,7 +202,7 @@ fn backend_parsing_and_cuda_refusal() {
 fn memory_limit_refuses_before_allocating() {
     let grid = Grid::open(1000, 1000).unwrap();
     let options = DistanceOptions::default().with_max_bytes(1 << 20);
-    let err = distance_maps(&grid, &[Cell::new(0, 0)], &options).unwrap_err();
+    let err = distance_maps(&grid, &[Cell::new(0, 0)], options).unwrap_err();
     assert!(matches!(err, WavefrontError::TooLarge { .. }));
 }
 
@@ -241,9 +241,9 @@ fn rebuilt_maps_equal_fresh_ones() {
                 .map(|q| q.1)
                 .collect();
             let kept = maps.clone();
-            maps.rebuild(grid, &goals, &options).unwrap();
+            maps.rebuild(grid, &goals, options).unwrap();
             check_against_bfs(grid, &goals, &maps, kernel);
-            narrow.rebuild(grid, &goals, &options).unwrap();
+            narrow.rebuild(grid, &goals, options).unwrap();
             check_against_bfs(grid, &goals, &narrow, kernel);
             if let Some((old_grid, old_goals)) = &before {
                 check_against_bfs(old_grid, old_goals, &kept, kernel);
@@ -253,14 +253,14 @@ fn rebuilt_maps_equal_fresh_ones() {
         // Unshared, the same maps again land in the same storage.
         let (grid, goals) = before.unwrap();
         let storage = maps.as_array().as_ptr();
-        maps.rebuild(grid, &goals, &options).unwrap();
+        maps.rebuild(grid, &goals, options).unwrap();
         assert_eq!(maps.as_array().as_ptr(), storage);
         check_against_bfs(grid, &goals, &maps, kernel);
         let blocked = (0..grids[0].width())
             .map(|x| Cell::new(x, 0))
             .find(|&c| !grids[0].is_free(c))
             .unwrap();
-        let err = maps.rebuild(&grids[0], &[Cell::new(0, 0), blocked], &options);
+        let err = maps.rebuild(&grids[0], &[Cell::new(0, 0), blocked], options);
         assert!(
             matches!(err, Err(WavefrontError::InvalidGoal { index: 1, .. })),
             "{err:?}"
@@ -278,8 +278,8 @@ fn u16_and_u32_maps_agree_on_a_random_256_grid() {
         .map(|q| q.1)
         .collect();
     for kernel in CpuKernel::ALL {
-        let wide = distance_maps(&grid, &goals, &cpu_options(kernel)).unwrap();
-        let narrow = DistanceMaps::<u16>::build(&grid, &goals, &cpu_options(kernel)).unwrap();
+        let wide = distance_maps(&grid, &goals, cpu_options(kernel)).unwrap();
+        let narrow = DistanceMaps::<u16>::build(&grid, &goals, cpu_options(kernel)).unwrap();
         assert_eq!(narrow.goals(), wide.goals());
         assert_eq!(narrow.as_array().dim(), wide.as_array().dim());
         assert_eq!(narrow.bytes() * 2, wide.bytes());
@@ -323,9 +323,9 @@ fn u16_maps_refuse_distances_past_65534() {
     for kernel in CpuKernel::ALL {
         let options = cpu_options(kernel);
         // The middle goal fits; the corner goal (alone, and second in a batch) does not.
-        assert!(DistanceMaps::<u16>::build(&grid, &[middle], &options).is_ok());
+        assert!(DistanceMaps::<u16>::build(&grid, &[middle], options).is_ok());
         for (goals, goal_index) in [(vec![corner], 0), (vec![middle, corner], 1)] {
-            let err = DistanceMaps::<u16>::build(&grid, &goals, &options).unwrap_err();
+            let err = DistanceMaps::<u16>::build(&grid, &goals, options).unwrap_err();
             assert_eq!(
                 err,
                 WavefrontError::DistanceOverflow {
@@ -351,7 +351,7 @@ fn batches_under_a_tiny_budget_are_refused_as_too_large() {
     let grid = Grid::open(512, 512).unwrap();
     let (starts, goals) = ([Cell::new(0, 0)], [Cell::new(511, 511)]);
     let options = DistanceOptions::default().with_max_bytes(512 * 512);
-    let err = batched_astar(&grid, &starts, &goals, &options).unwrap_err();
+    let err = batched_astar(&grid, &starts, &goals, options).unwrap_err();
     assert!(matches!(err, WavefrontError::TooLarge { .. }), "{err}");
     assert!(err.to_string().contains("one distance map"), "{err}");
 }
@@ -370,7 +370,7 @@ fn chunked_batches_switch_to_u32_maps_past_65534() {
     let cells = grid.cell_count() as u128;
     let options = DistanceOptions::default()
         .with_max_bytes(rayon::current_num_threads() as u128 * cells * 4 + 3 * cells * 4);
-    let paths = batched_astar(&grid, &starts, &goals, &options).unwrap();
+    let paths = batched_astar(&grid, &starts, &goals, options).unwrap();
     let wide = distance_maps(&grid, &goals, Backend::Cpu).unwrap();
     for (i, (path, &start)) in paths.iter().zip(&starts).enumerate() {
         let path = path.as_ref().expect("the serpentine is one corridor");
@@ -401,10 +401,10 @@ fn u16_maps_hold_exactly_up_to_65534() {
     for kernel in CpuKernel::ALL {
         let options = cpu_options(kernel);
         let fits = Grid::open(65_535, 1).unwrap();
-        let maps = DistanceMaps::<u16>::build(&fits, &[Cell::new(0, 0)], &options).unwrap();
+        let maps = DistanceMaps::<u16>::build(&fits, &[Cell::new(0, 0)], options).unwrap();
         assert_eq!(maps.get(0, Cell::new(65_534, 0)), Some(65_534));
         let over = Grid::open(65_536, 1).unwrap();
-        let err = DistanceMaps::<u16>::build(&over, &[Cell::new(0, 0)], &options).unwrap_err();
+        let err = DistanceMaps::<u16>::build(&over, &[Cell::new(0, 0)], options).unwrap_err();
         assert_eq!(
             err,
             WavefrontError::DistanceOverflow {
@@ -421,10 +421,10 @@ fn memory_limit_counts_two_bytes_per_u16_cell() {
     let grid = Grid::open(1000, 1000).unwrap();
     let options = DistanceOptions::default().with_max_bytes(3_000_000);
     let goal = [Cell::new(0, 0)];
-    let maps = DistanceMaps::<u16>::build(&grid, &goal, &options).unwrap();
+    let maps = DistanceMaps::<u16>::build(&grid, &goal, options).unwrap();
     assert_eq!(maps.bytes(), 2_000_000);
     assert!(matches!(
-        distance_maps(&grid, &goal, &options),
+        distance_maps(&grid, &goal, options),
         Err(WavefrontError::TooLarge {
             bytes: 4_000_000,
             ..
@@ -432,7 +432,7 @@ fn memory_limit_counts_two_bytes_per_u16_cell() {
     ));
     let tight = options.with_max_bytes(1 << 20);
     assert!(matches!(
-        DistanceMaps::<u16>::build(&grid, &goal, &tight),
+        DistanceMaps::<u16>::build(&grid, &goal, tight),
         Err(WavefrontError::TooLarge {
             bytes: 2_000_000,
             limit: 1_048_576,
