@@ -2,7 +2,7 @@
 //! to PTX and writes the committed `crates/wavefront-gpu/ptx/kernels.ptx`, so users and CI
 //! never need the device toolchain.
 //!
-//! Pipeline (see `../shared/notes/gpu-toolchain.md` for why): a nested `cargo rustc --release
+//! Pipeline (see `docs/device-toolchain.md` for why): a nested `cargo rustc --release
 //! --target nvptx64-nvidia-cuda -Z build-std=core --crate-type cdylib` with `RUSTC_BOOTSTRAP=1`
 //! scoped to that one command, its own target dir and the device profile as `--config`
 //! settings ([`DEVICE_PROFILE`]; the crate is a workspace member); the target's linker is

@@ -61,13 +61,22 @@ impl std::fmt::Display for Cell {
 /// Row-major index of a cell in a grid: `y * width + x`. Only a [`Grid`](crate::Grid) makes one,
 /// so an index is always in range for the grid that made it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CellIndex(pub(crate) u32);
+pub struct CellIndex(pub(crate) usize);
 
 impl CellIndex {
+    /// `y * width + x` as a `usize`: the one place the workspace writes the row-major layout
+    /// of per-cell tables (distance maps, jump tables, labels). Where a grid is at hand,
+    /// [`Grid::index`](crate::Grid::index) gives the same index, checked against the grid.
+    /// Inside `usize` for every grid size the grid crate accepts (at most 2^32 cells).
+    #[inline(always)]
+    pub const fn row_major(width: u32, x: u32, y: u32) -> usize {
+        y as usize * width as usize + x as usize
+    }
+
     /// The index as a `usize`, for indexing per-cell tables.
     #[inline]
     pub const fn get(self) -> usize {
-        self.0 as usize
+        self.0
     }
 }
 

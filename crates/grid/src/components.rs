@@ -12,7 +12,7 @@
 //! searches use the labels only to skip hopeless queries
 //! ([`Grid::maybe_connected`](crate::Grid::maybe_connected)).
 
-use crate::{Cell, Direction, Grid};
+use crate::{Cell, CellIndex, Direction, Grid};
 
 /// Identifier of a connected component, valid until the grid next changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -173,7 +173,7 @@ impl Components {
     }
 
     fn index(&self, cell: Cell) -> usize {
-        cell.y as usize * self.width as usize + cell.x as usize
+        CellIndex::row_major(self.width, cell.x, cell.y)
     }
 
     fn new_set(&mut self) -> u32 {
@@ -322,7 +322,7 @@ struct SplitRace {
 const MARK: u32 = u32::MAX - 8;
 
 fn at(width: u32, c: Cell) -> usize {
-    c.y as usize * width as usize + c.x as usize
+    CellIndex::row_major(width, c.x, c.y)
 }
 
 impl SplitRace {

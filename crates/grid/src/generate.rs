@@ -6,7 +6,7 @@
 use rand::{Rng, SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
 
-use crate::{Cell, Grid, GridError, Result};
+use crate::{Cell, CellIndex, Grid, GridError, Result};
 
 /// A synthetic map family with its parameter, as in the Moving AI benchmark sets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -97,7 +97,7 @@ pub fn maze(width: u32, height: u32, corridor: u32, seed: u64) -> Result<Grid> {
     let mut carve = |x0: u32, y0: u32, w: u32, h: u32| {
         for y in y0..y0 + h {
             for x in x0..x0 + w {
-                carved[(y * width + x) as usize] = true;
+                carved[CellIndex::row_major(width, x, y)] = true;
             }
         }
     };
@@ -138,7 +138,7 @@ pub fn maze(width: u32, height: u32, corridor: u32, seed: u64) -> Result<Grid> {
     }
     for y in 0..height {
         for x in 0..width {
-            if !carved[(y * width + x) as usize] {
+            if !carved[CellIndex::row_major(width, x, y)] {
                 grid.set_blocked_unchecked(Cell::new(x, y));
             }
         }

@@ -228,7 +228,7 @@ fn check_cells(width: u32, height: u32, len: usize) -> Result<()> {
 /// The row-major index of (`x`, `y`); inside `usize` for every size [`check_size`] accepts.
 #[inline]
 fn row_major(width: u32, x: u32, y: u32) -> usize {
-    y as usize * width as usize + x as usize
+    CellIndex::row_major(width, x, y)
 }
 
 fn same_component(grid: &Grid, comps: &Components, a: Cell, b: Cell) -> bool {
@@ -499,13 +499,15 @@ impl Grid {
     #[inline]
     pub fn index(&self, cell: Cell) -> CellIndex {
         debug_assert!(self.contains(cell));
-        CellIndex(cell.y * self.width + cell.x)
+        CellIndex(row_major(self.width, cell.x, cell.y))
     }
 
     /// The cell of an index made by this grid.
     #[inline]
     pub fn cell(&self, index: CellIndex) -> Cell {
-        Cell::new(index.0 % self.width, index.0 / self.width)
+        let width = self.width as usize;
+        // Both parts fit a u32: the index came from a cell of this grid.
+        Cell::new((index.0 % width) as u32, (index.0 / width) as u32)
     }
 
     /// The row-major bit plane (stored row `y + 1` is grid row `y`). See [`BitPlane`].

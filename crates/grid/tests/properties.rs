@@ -1,6 +1,6 @@
 //! Property tests of the grid's invariants: the transposed copy, components, round trips.
 
-use cuplan_grid::{Cell, Change, Direction, Family, Grid, generate};
+use cuplan_grid::{Cell, CellIndex, Change, Direction, Family, Grid, generate};
 use proptest::prelude::*;
 
 /// Checks, bit by bit, that `cols()` is the transpose of `rows()` including the border.
@@ -168,12 +168,11 @@ proptest! {
                 _ => { grid.apply(&[Change::Block(cell), Change::Free(Cell::new(cell.y % grid.width(), cell.x % grid.height()))]).unwrap(); }
             }
             let oracle = flood_fill_partition(&grid);
-            let w = grid.width() as usize;
             for &(ax, ay, bx, by) in &probes {
                 let a = Cell::new(ax % grid.width(), ay % grid.height());
                 let b = Cell::new(bx % grid.width(), by % grid.height());
-                let joined = oracle[a.y as usize * w + a.x as usize].is_some()
-                    && oracle[a.y as usize * w + a.x as usize] == oracle[b.y as usize * w + b.x as usize];
+                let joined = oracle[grid.index(a).get()].is_some()
+                    && oracle[grid.index(a).get()] == oracle[grid.index(b).get()];
                 if joined {
                     prop_assert!(grid.maybe_connected(a, b), "{a} and {b} are connected");
                 }
@@ -189,6 +188,26 @@ proptest! {
         prop_assert_eq!(&back, &grid);
         prop_assert_eq!(back.to_array(), grid.to_array());
         prop_assert_eq!(Grid::from_array(&grid.to_array()).unwrap(), grid);
+    }
+
+    #[test]
+    fn cell_indices_are_the_layout_of_the_slice_constructors(grid in arb_grid()) {
+        // Row by row, left to right: the order `from_blocked` reads, so an index made by the
+        // grid addresses the same cell in any per-cell table built in that layout.
+        let blocked: Vec<bool> = (0..grid.height())
+            .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
+            .map(|c| !grid.is_free(c))
+            .collect();
+        prop_assert_eq!(&Grid::from_blocked(grid.width(), grid.height(), &blocked).unwrap(), &grid);
+        for y in 0..grid.height() {
+            for x in 0..grid.width() {
+                let c = Cell::new(x, y);
+                let i = grid.index(c);
+                prop_assert_eq!(i.get(), CellIndex::row_major(grid.width(), x, y));
+                prop_assert_eq!(blocked[i.get()], !grid.is_free(c));
+                prop_assert_eq!(grid.cell(i), c);
+            }
+        }
     }
 
     #[test]

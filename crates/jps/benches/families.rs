@@ -1,5 +1,5 @@
 //! µs per query, per map, for the project's A*, the JPS family and the `pathfinding` crate's
-//! A* (the peer of `shared/notes/jps-targets.md`), all in one run on the same queries.
+//! A* (the peer of `docs/jps-targets.md`), all in one run on the same queries.
 //!
 //! Maps: every map of `../shared/data/grid` (when present; every k-th query of its scen,
 //! k = n / Q + 1, Q = `CUPLAN_BENCH_QUERIES`, default 60) and the generated default suite

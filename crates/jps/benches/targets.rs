@@ -1,5 +1,5 @@
 //! Speed-ups over the `pathfinding` crate's A* per shared benchmark map, next to the floors of
-//! `shared/notes/jps-targets.md`, in one run on the same queries.
+//! `docs/jps-targets.md`, in one run on the same queries.
 //!
 //! A plain harness (no criterion): per map, every k-th query of its scen (k = n / Q + 1,
 //! Q = `CUPLAN_BENCH_QUERIES`, default 100; the notes used ~300), one untimed warm-up pass per
@@ -39,9 +39,9 @@ fn time_min(passes: usize, n: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// map name -> (jps-bit floor, best floor) from the notes, when present.
-fn floors(root: &std::path::Path) -> BTreeMap<String, (f64, f64)> {
-    let text = std::fs::read_to_string(root.join("notes/jps-targets.md")).unwrap_or_default();
+/// map name -> (jps-bit floor, best floor), from the table in `docs/jps-targets.md`.
+fn floors() -> BTreeMap<String, (f64, f64)> {
+    let text = include_str!("../../../docs/jps-targets.md");
     let mut out = BTreeMap::new();
     for line in text.lines() {
         let f: Vec<&str> = line.split('|').map(str::trim).collect();
@@ -71,7 +71,7 @@ fn main() {
         );
         return;
     }
-    let floors = floors(&shared);
+    let floors = floors();
     let algos = Algorithm::ALL;
     println!(
         "| family | map | n | pathfinding µs | {} | {} | jps-bit floor | best floor | smoothed shorter | JPS+ table build, size |",

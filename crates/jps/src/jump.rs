@@ -1,6 +1,6 @@
 //! Jumps for the JPS family under the no-corner-cutting rules, and the JPS successor rule.
 //!
-//! Rules (see `shared/notes/jps-no-corner-cutting.md`): a straight jump stops at a cell with a
+//! Rules (see `docs/jps-rules.md`): a straight jump stops at a cell with a
 //! forced neighbour (the side cell is free and the cell behind it, one step back along the
 //! jump, is blocked), at the goal, or dies at a wall. A diagonal step is legal only when both
 //! orthogonal cells are free and never creates a forced neighbour; a diagonal jump stops at the

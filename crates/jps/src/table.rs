@@ -22,7 +22,7 @@
 //! planes in parallel. [`JumpTable::repair`] updates only what a change can reach.
 
 use crate::{JpsError, par};
-use cuplan_grid::{Cell, Direction, Grid};
+use cuplan_grid::{Cell, CellIndex, Direction, Grid};
 
 const N: usize = 0;
 const E: usize = 2;
@@ -99,9 +99,10 @@ impl JumpTable {
         let planes: Vec<Vec<i16>> =
             par::map(&Direction::DIAGONAL, |&d| diagonal_plane(grid, &dist, d));
         par::for_each_row(&mut dist, w, |y, row| {
-            for (x, cell) in row.iter_mut().enumerate() {
-                for (plane, d) in planes.iter().zip(Direction::DIAGONAL) {
-                    cell[d.index()] = plane[y * w + x];
+            for (plane, d) in planes.iter().zip(Direction::DIAGONAL) {
+                let values = &plane[y * w..][..w];
+                for (cell, &v) in row.iter_mut().zip(values) {
+                    cell[d.index()] = v;
                 }
             }
         });
@@ -199,7 +200,14 @@ impl JumpTable {
 
     #[inline(always)]
     pub(crate) fn at(&self, x: u32, y: u32) -> &[i16; 8] {
-        &self.dist[y as usize * self.width as usize + x as usize]
+        &self.dist[CellIndex::row_major(self.width, x, y)]
+    }
+
+    /// The slot of an in-range cell given in signed coordinates.
+    #[inline(always)]
+    fn slot(&self, x: i64, y: i64) -> usize {
+        debug_assert!(x >= 0 && y >= 0 && x < i64::from(self.width) && y < i64::from(self.height));
+        CellIndex::row_major(self.width, x as u32, y as u32)
     }
 
     /// Brings the table up to date with `grid`, reading what changed from the grid's change
@@ -301,11 +309,10 @@ impl JumpTable {
     ) {
         let (dx, dy) = d.delta();
         let (dx, dy) = (i64::from(dx), i64::from(dy));
-        let w = self.width as usize;
         let mut next_seed = 0;
         let (mut x, mut y) = seeds[0];
         loop {
-            let i = y as usize * w + x as usize;
+            let i = self.slot(x, y);
             let new = self.value(grid, x, y, d);
             let old = std::mem::replace(&mut self.dist[i][d.index()], new);
             let changed = new != old;
@@ -333,15 +340,12 @@ impl JumpTable {
     fn value(&self, grid: &Grid, x: i64, y: i64, d: Direction) -> i16 {
         let (dx, dy) = d.delta();
         let (dx, dy) = (i64::from(dx), i64::from(dy));
-        let w = self.width as usize;
         if d.is_diagonal() {
-            return diagonal_value_with(grid, x, y, d, |nx, ny| {
-                self.dist[ny as usize * w + nx as usize]
-            });
+            return diagonal_value_with(grid, x, y, d, |nx, ny| self.dist[self.slot(nx, ny)]);
         }
         let next = grid
             .contains_signed(x + dx, y + dy)
-            .then(|| self.dist[(y + dy) as usize * w + (x + dx) as usize][d.index()]);
+            .then(|| self.dist[self.slot(x + dx, y + dy)][d.index()]);
         straight_value(grid, x, y, dx, dy, next)
     }
 }
@@ -522,12 +526,12 @@ fn diagonal_plane(grid: &Grid, dist: &[[i16; 8]], d: Direction) -> Vec<i16> {
     for y in rows {
         for x in 0..w {
             let v = diagonal_value_with(grid, x as i64, y as i64, d, |nx, ny| {
-                let i = ny as usize * w + nx as usize;
+                let i = grid.index(Cell::new(nx as u32, ny as u32)).get();
                 let mut cell = dist[i];
                 cell[d.index()] = plane[i];
                 cell
             });
-            plane[y * w + x] = v;
+            plane[grid.index(Cell::new(x as u32, y as u32)).get()] = v;
         }
     }
     plane

@@ -75,7 +75,7 @@ proptest! {
             let dist = common::dijkstra(&grid, start);
             for g in &picks {
                 let goal = free[g.index(free.len())];
-                let expected = dist[goal.y as usize * grid.width() as usize + goal.x as usize];
+                let expected = dist[grid.index(goal).get()];
                 for p in &planners {
                 for (si, searcher) in searchers.iter_mut().enumerate() {
                     let got = match p.search_limited(searcher, start, goal, u64::MAX).expect("valid endpoints") {
@@ -182,7 +182,7 @@ fn paged_searchers_follow_the_queried_area_and_survive_grid_changes() {
             let start = free[(k * 7919) % free.len()];
             let goal = free[(k * 104_729 + 13) % free.len()];
             let dist = common::dijkstra(grid, start);
-            let want = dist[goal.y as usize * grid.width() as usize + goal.x as usize];
+            let want = dist[grid.index(goal).get()];
             for searcher in [&mut dense, &mut paged] {
                 let got = planner.search(searcher, start, goal).expect("valid");
                 assert_eq!(got.map(|p| p.cost), want, "{start}->{goal}");

@@ -3,12 +3,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cuplan_grid::{Cell, Endpoint, Grid, Scenario};
+use cuplan_grid::{Cell, Endpoint, Grid, GridError, Scenario};
 
 use crate::MapfError;
 use cuplan_wavefront::{Backend, distance_maps};
 
-use crate::util::{FxHashMap, Graph};
+use crate::util::{FxHashMap, Graph, NONE};
 
 /// A classic MAPF instance on a 4-connected grid.
 ///
@@ -29,6 +29,7 @@ impl Instance {
         starts: Vec<Cell>,
         goals: Vec<Cell>,
     ) -> Result<Instance, MapfError> {
+        check_size(&grid)?;
         if starts.len() != goals.len() {
             return Err(MapfError::LengthMismatch {
                 starts: starts.len(),
@@ -163,6 +164,21 @@ fn check_cell(grid: &Grid, agent: usize, endpoint: Endpoint, cell: Cell) -> Resu
         });
     }
     Ok(())
+}
+
+/// The solvers index cells with `u32` and keep `u32::MAX` as "no cell".
+fn check_size(grid: &Grid) -> Result<(), MapfError> {
+    if grid.cell_count() < NONE as usize {
+        return Ok(());
+    }
+    Err(MapfError::Grid(GridError::InvalidSize {
+        width: u64::from(grid.width()),
+        height: u64::from(grid.height()),
+        reason: format!(
+            "MAPF solvers index cells with u32: at most {} cells",
+            NONE - 1
+        ),
+    }))
 }
 
 fn check_distinct(cells: &[Cell], endpoint: Endpoint) -> Result<(), MapfError> {

@@ -207,8 +207,7 @@ struct Stamp {
 /// are represented by `rest[cell] = (agent, arrival)`, so the work is O(total path length).
 fn check_conflicts(instance: &Instance, paths: &[Vec<Cell>]) -> Result<(), Violation> {
     let grid = instance.grid();
-    let width = grid.width() as usize;
-    let index = |c: Cell| c.y as usize * width + c.x as usize;
+    let index = |c: Cell| grid.index(c).get();
     let cells = grid.cell_count();
     let empty = Stamp {
         agent: NOBODY,

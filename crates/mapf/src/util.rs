@@ -34,13 +34,15 @@ impl Graph {
         let mut nbrs = vec![[NONE; 4]; n];
         for y in 0..h {
             for x in 0..w {
-                let v = (y * w + x) as usize;
-                if !grid.is_free(Cell::new(x, y)) {
+                let cell = Cell::new(x, y);
+                let v = grid.index(cell).get();
+                if !grid.is_free(cell) {
                     continue;
                 }
                 free[v] = true;
-                for (k, c) in grid.neighbours4(Cell::new(x, y)).enumerate() {
-                    nbrs[v][k] = c.y * w + c.x;
+                for (k, c) in grid.neighbours4(cell).enumerate() {
+                    // Fits a u32: `Instance::new` refuses grids of `NONE` cells or more.
+                    nbrs[v][k] = grid.index(c).get() as u32;
                 }
             }
         }

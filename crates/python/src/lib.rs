@@ -67,10 +67,7 @@ impl NativeGrid {
             .as_slice()
             .map_err(|_| PyValueError::new_err("obstacles must be C-contiguous"))?;
         let side = |n: usize| u32::try_from(n).map_err(|_| value_error("grid side too large"));
-        let grid = Grid::from_fn(side(w)?, side(h)?, |x, y| {
-            !blocked[y as usize * w + x as usize]
-        })
-        .map_err(value_error)?;
+        let grid = Grid::from_blocked(side(w)?, side(h)?, blocked).map_err(value_error)?;
         Ok(NativeGrid {
             grid: Arc::new(grid),
         })
@@ -204,8 +201,7 @@ fn batched_paths(
 /// The path from `start` down `map` (distances to `goal`), up/down/left/right first.
 fn descend(grid: &Grid, map: &[u32], start: Cell, goal: Cell) -> Option<PyPath> {
     use cuplan::grid::Direction::{East, North, South, West};
-    let w = grid.width() as usize;
-    let at = |c: Cell| map[c.y as usize * w + c.x as usize];
+    let at = |c: Cell| map[grid.index(c).get()];
     let mut d = at(start);
     if d == UNREACHABLE {
         return None;
@@ -289,11 +285,11 @@ impl NativeReservations {
     /// A snapshot of `arrived_from[t, v]`: the linear index an agent moved into `v` from at
     /// `t`, `-1` where none did (waits included).
     fn arrived_from_array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let w = self.grid.width() as i64;
         let data = self.dense(|cell, t| {
             self.table
                 .arrived_from(cell, t)
-                .map_or(-1, |u| (i64::from(u.y) * w + i64::from(u.x)) as i32)
+                // Fits an i32 (0.1 returns int32): `Grid::from_blocked` keeps to 2^28 cells.
+                .map_or(-1, |u| self.grid.index(u).get() as i32)
         });
         self.shaped(py, data)
     }

@@ -1,6 +1,6 @@
 //! `ReservationTable`: dense per-time bit planes of reserved vertices and forbidden moves.
 
-use cuplan_grid::{Cell, Grid};
+use cuplan_grid::{Cell, CellIndex, Grid};
 
 use crate::ReservationError;
 use crate::moves::{Move, plane_bit, plane_stride};
@@ -400,7 +400,7 @@ impl ReservationTable {
 
     fn index(&self, cell: Cell) -> Option<usize> {
         (cell.x < self.width && cell.y < self.height)
-            .then(|| cell.y as usize * self.width as usize + cell.x as usize)
+            .then(|| CellIndex::row_major(self.width, cell.x, cell.y))
     }
 
     fn check_cell(&self, cell: Cell) -> Result<(), ReservationError> {

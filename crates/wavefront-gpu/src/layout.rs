@@ -1,6 +1,6 @@
 //! Grid geometry in the kernels' bit layout, and the 32-bit limits of their indices.
 
-use cuplan_grid::{Cell, Grid};
+use cuplan_grid::{Cell, CellIndex, Grid};
 use cuplan_wavefront_kernels::launch::Dims;
 
 use crate::GpuError;
@@ -36,7 +36,7 @@ pub(crate) fn dims(grid: &Grid) -> Result<Dims, GpuError> {
 
 /// Row-major real index of `cell`.
 pub(crate) fn cell_index(dims: &Dims, cell: Cell) -> usize {
-    cell.y as usize * dims.width as usize + cell.x as usize
+    CellIndex::row_major(dims.width, cell.x, cell.y)
 }
 
 /// `(word, bit)` of `cell` in a plane.

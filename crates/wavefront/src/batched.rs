@@ -202,8 +202,7 @@ pub(crate) fn descend<D: Distance>(
     start: Cell,
 ) -> Option<CellPath> {
     let map = maps.map_slice(slot)?;
-    let width = grid.width() as usize;
-    let at = |c: Cell| map[c.y as usize * width + c.x as usize];
+    let at = |c: Cell| map[grid.index(c).get()];
     let d = at(start);
     if d == D::UNREACHABLE {
         return None;

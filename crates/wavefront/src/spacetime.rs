@@ -273,9 +273,7 @@ pub fn space_time_astar(
     let from_start = query
         .heuristic
         .and_then(|h| h.maps.map_slice(h.index))
-        .map_or(0, |map| {
-            map[start.y as usize * grid.width() as usize + start.x as usize]
-        });
+        .map_or(0, |map| map[grid.index(start).get()]);
     let lower_bound = settle.max(from_start);
     if lower_bound > horizon {
         return Ok(SpaceTimeResult::HorizonExceeded);

@@ -304,7 +304,7 @@ fn widen_avx512(narrow: &[u16], out: &mut [u32]) {
 /// Whether a free cell that holds `INF` has a neighbour with a distance: then a saturated sum
 /// hid a distance of 65,535 or more.
 fn has_cut_edge(grid: &Grid, out: &[u16]) -> bool {
-    let at = |c: Cell| out[c.y as usize * grid.width() as usize + c.x as usize];
+    let at = |c: Cell| out[grid.index(c).get()];
     (0..grid.height())
         .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
         .any(|c| grid.is_free(c) && at(c) == INF && grid.neighbours4(c).any(|n| at(n) != INF))

@@ -96,7 +96,7 @@ fn check_against_oracle(
     costs: &[Option<OctileCost>],
 ) -> anyhow::Result<()> {
     for (&(a, b), got) in pairs.iter().zip(costs).take(ORACLE_QUERIES) {
-        let want = octile_distances(grid, a)[b.y as usize * grid.width() as usize + b.x as usize];
+        let want = octile_distances(grid, a)[grid.index(b).get()];
         anyhow::ensure!(*got == want, "{a}->{b}: cost {got:?}, Dijkstra {want:?}");
     }
     Ok(())

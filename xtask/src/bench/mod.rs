@@ -89,7 +89,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "L")]
     max_length: Option<f64>,
     /// With --data: about N queries per map, every k-th with k = queries / N + 1 (the sampling
-    /// of `../shared/notes/jps-targets.md`). Overrides --every.
+    /// of `docs/jps-targets.md`). Overrides --every.
     #[arg(long, value_name = "N")]
     per_map: Option<usize>,
     /// Threads answering queries (1 gives the cleanest per-query times).

@@ -8,10 +8,9 @@ use cuplan::grid::{Cell, Grid, OctileCost};
 
 /// Exact octile distances from `start` to every cell (`None` where unreachable).
 pub(crate) fn octile_distances(grid: &Grid, start: Cell) -> Vec<Option<OctileCost>> {
-    let w = grid.width() as usize;
     let mut dist: Vec<Option<OctileCost>> = vec![None; grid.cell_count()];
     let mut heap = BinaryHeap::new();
-    let idx = |c: Cell| c.y as usize * w + c.x as usize;
+    let idx = |c: Cell| grid.index(c).get();
     dist[idx(start)] = Some(OctileCost::ZERO);
     heap.push(Reverse((OctileCost::ZERO, start.y, start.x)));
     while let Some(Reverse((d, y, x))) = heap.pop() {

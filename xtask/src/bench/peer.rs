@@ -1,7 +1,7 @@
 //! The real peer: the `pathfinding` crate's A* with no-corner-cutting octile successors.
 //!
 //! Costs are integers scaled by 10^6 (straight 1,000,000, diagonal 1,414,214), as in
-//! `../shared/notes/jps-targets.md`, so ratios measured here compare with the targets there.
+//! `docs/jps-targets.md`, so ratios measured here compare with the targets there.
 
 use cuplan::grid::{Cell, Grid};
 

@@ -1,5 +1,5 @@
 //! The benchmark peer: the `pathfinding` crate's A* with no-corner-cutting octile successors
-//! and integer costs scaled by 10^6 (as in `shared/notes/jps-targets.md`).
+//! and integer costs scaled by 10^6 (as in `docs/jps-targets.md`).
 
 use cuplan_grid::{Cell, Direction, Grid};
 

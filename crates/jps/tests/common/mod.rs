@@ -34,7 +34,7 @@ pub(crate) fn check_every_algorithm(grid: impl Into<Arc<Grid>>, queries: &[(Cell
             let dist = dijkstra(&grid, s);
             for (i, &(qs, g)) in queries.iter().enumerate() {
                 if qs == s {
-                    by_query[i] = dist[g.y as usize * grid.width() as usize + g.x as usize];
+                    by_query[i] = dist[grid.index(g).get()];
                 }
             }
         }

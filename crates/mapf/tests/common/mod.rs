@@ -43,7 +43,7 @@ fn moves(grid: &Grid, c: Cell) -> Vec<Cell> {
 /// `cuplan_grid::testkit`, independent of mapf and wavefront).
 pub(crate) fn bfs_distance(grid: &Grid, from: Cell, to: Cell) -> Option<u64> {
     let dist = cuplan_grid::testkit::bfs4(grid, to);
-    dist[from.y as usize * grid.width() as usize + from.x as usize].map(u64::from)
+    dist[grid.index(from).get()].map(u64::from)
 }
 
 /// The optimal sum of costs by Dijkstra over joint states (positions, finished flags).

@@ -212,8 +212,7 @@ fn bfs(grid: &Grid, goal: Cell) -> Vec<u32> {
 
 /// Gradient descent on one map, neighbours in the order N, E, S, W.
 fn descend(grid: &Grid, map: &[u32], start: Cell) -> Option<Vec<Cell>> {
-    let w = grid.width() as usize;
-    let at = |c: Cell| map[c.y as usize * w + c.x as usize];
+    let at = |c: Cell| map[grid.index(c).get()];
     let mut d = at(start);
     if d == UNREACHABLE {
         return None;

@@ -32,7 +32,7 @@ pub fn pick_free(grid: &Grid, fx: f64, fy: f64) -> Option<Cell> {
     let start = pick(grid, fx, fy);
     let n = grid.cell_count();
     let w = grid.width() as usize;
-    let s = start.y as usize * w + start.x as usize;
+    let s = grid.index(start).get();
     (0..n)
         .map(|k| (s + k) % n)
         .map(|i| Cell::new((i % w) as u32, (i / w) as u32))
