@@ -259,7 +259,7 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
     };
     std::fs::create_dir_all(&args.out)?;
     // The plot covers the benchmark maps only, not the generated PP comparison below.
-    plot::success_plot(&rows, &args.out.join("mapf_success.svg"))?;
+    plot::success_plot(&rows, &args.out)?;
     if solvers.contains(&cuplan::mapf::Solver::Pp) {
         rows.push(mapf::pp_reference_row(&plan)?);
     }
@@ -364,8 +364,8 @@ fn write_outputs(
     std::fs::write(args.out.join("results.csv"), report::csv(rows))?;
     let owned: Vec<_> = engines.iter().map(|e| e.name()).collect();
     let names: Vec<&str> = owned.iter().map(|n| n.as_ref()).collect();
-    plot::time_vs_length(runs, &names, &args.out.join("time_vs_length.svg"))?;
-    plot::speedup_bars(rows, &args.out.join("speedup.svg"))?;
+    plot::time_vs_length(runs, &names, &args.out)?;
+    plot::speedup_bars(rows, &args.out)?;
     if !args.quiet {
         println!("results: {}", args.out.display());
     }
