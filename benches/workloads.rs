@@ -122,7 +122,9 @@ fn warehouse(c: &mut Criterion) {
     });
     let instance =
         Instance::new(Arc::new(grid.clone()), starts.clone(), goals.clone()).expect("valid fleet");
-    let config = SolverConfig::default().with_time_limit(Duration::from_secs(30));
+    let config = SolverConfig::default()
+        .with_time_limit(Duration::from_secs(30))
+        .with_first_solution(true);
     group.bench_function("lacam/200", |b| {
         b.iter(|| {
             let outcome = solve(&instance, Solver::Lacam, &config).expect("a checked instance");

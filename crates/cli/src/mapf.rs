@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use cuplan::mapf::{Instance, Limit, LowLevel, SolveOutcome, Solver, SolverConfig, solve};
+use cuplan::mapf::{
+    Improvement, Instance, Limit, LowLevel, SolveOutcome, Solver, SolverConfig, solve_with_progress,
+};
 use serde::Serialize;
 
 use crate::Failure;
@@ -46,6 +48,13 @@ pub(crate) struct Args {
     /// Seed for every random choice (results are deterministic for a seed).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// lacam: stop at the first solution instead of improving it until --time-limit.
+    #[arg(long)]
+    first_solution: bool,
+    /// Print every better solution to standard error as it is found (time, sum of costs,
+    /// sum of costs over the lower bound, and what found it).
+    #[arg(long, short)]
+    verbose: bool,
     /// Write the solution JSON here instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -72,6 +81,13 @@ struct Report {
     makespan: u64,
     lb: u64,
     runtime_s: f64,
+    /// Time to the first solution and to the one reported.
+    first_solution_s: f64,
+    best_solution_s: f64,
+    /// The first solution's sum of costs.
+    first_soc: u64,
+    /// Every improvement: `[seconds, soc]`, first solution first.
+    anytime: Vec<(f64, u64)>,
     paths: Vec<Vec<[u32; 2]>>,
 }
 
@@ -91,9 +107,24 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         .with_time_limit(time_limit)
         .with_seed(args.seed)
         .with_low_level(low_level)
-        .with_memory_limit(MemoryLimit::or_default(args.memory_limit).bytes());
+        .with_memory_limit(MemoryLimit::or_default(args.memory_limit).bytes())
+        .with_first_solution(args.first_solution);
+    let lb = instance.lower_bound();
+    let mut anytime: Vec<(f64, u64)> = Vec::new();
+    let mut record = |found: &Improvement| {
+        let at = found.elapsed.as_secs_f64();
+        if args.verbose {
+            let ratio = found.soc as f64 / lb.max(1) as f64;
+            eprintln!(
+                "{at:9.3} s  soc {:>10}  soc/lb {ratio:.4}  by {}",
+                found.soc, found.by
+            );
+        }
+        anytime.push((at, found.soc));
+    };
     let started = Instant::now();
-    let outcome = solve(&instance, solver, &config).map_err(Failure::bad_input)?;
+    let outcome =
+        solve_with_progress(&instance, solver, &config, &mut record).map_err(Failure::bad_input)?;
     let runtime_s = started.elapsed().as_secs_f64();
     let solution = match outcome {
         SolveOutcome::Solved(s) => s,
@@ -117,8 +148,12 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         agents: args.agents,
         soc: solution.soc(),
         makespan: solution.makespan(),
-        lb: instance.lower_bound(),
+        lb,
         runtime_s,
+        first_solution_s: anytime.first().map_or(runtime_s, |a| a.0),
+        best_solution_s: anytime.last().map_or(runtime_s, |a| a.0),
+        first_soc: anytime.first().map_or(solution.soc(), |a| a.1),
+        anytime,
         paths: solution
             .paths
             .iter()

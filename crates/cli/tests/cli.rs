@@ -1000,3 +1000,72 @@ fn bad_events_get_one_line_and_status_2() {
     }
     insta::assert_snapshot!(report);
 }
+
+/// `--solver lacam` improves its answer until the limit and records how (`--verbose` prints
+/// each improvement to stderr); `--first-solution` stops at the first.
+#[test]
+fn mapf_lacam_is_anytime_unless_asked_for_the_first_solution() {
+    let dir = scratch("mapf-anytime");
+    let mut grid = Grid::open(24, 24).unwrap();
+    for i in (2..22).step_by(4) {
+        for j in 3..21 {
+            grid.set_blocked(Cell::new(i, j)).unwrap();
+        }
+    }
+    let free: Vec<Cell> = (0..24)
+        .flat_map(|y| (0..24).map(move |x| Cell::new(x, y)))
+        .filter(|&c| grid.is_free(c))
+        .collect();
+    let n = 120;
+    let agents: Vec<(Cell, Cell)> = (0..n)
+        .map(|i| (free[i * 3], free[(i * 7 + 101) % free.len()]))
+        .collect();
+    let goals: std::collections::HashSet<Cell> = agents.iter().map(|a| a.1).collect();
+    assert_eq!(goals.len(), n, "distinct goals");
+    let out = dir.join("any.json");
+    let out_arg = out.display().to_string();
+    let (code, stderr) = mapf(
+        &dir,
+        &grid,
+        &agents,
+        &["--time-limit", "1.5", "--verbose", "--out", &out_arg],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let rec: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let curve = rec["anytime"].as_array().unwrap();
+    assert!(curve.len() >= 2, "no improvement: {rec}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.contains("soc/lb")).count(),
+        curve.len()
+    );
+    let socs: Vec<u64> = curve.iter().map(|p| p[1].as_u64().unwrap()).collect();
+    assert!(socs.windows(2).all(|w| w[1] < w[0]), "{socs:?}");
+    assert_eq!(rec["soc"], curve.last().unwrap()[1]);
+    assert_eq!(rec["first_soc"], curve[0][1]);
+    let secs = |k: &str| rec[k].as_f64().unwrap();
+    assert!(secs("first_solution_s") <= secs("best_solution_s"));
+    assert!(secs("best_solution_s") <= secs("runtime_s") && secs("runtime_s") < 1.65);
+
+    let first = dir.join("first.json");
+    let first_arg = first.display().to_string();
+    let (code, stderr) = mapf(
+        &dir,
+        &grid,
+        &agents,
+        &[
+            "--time-limit",
+            "1.5",
+            "--first-solution",
+            "--out",
+            &first_arg,
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.is_empty(), "quiet without --verbose: {stderr}");
+    let once: serde_json::Value = serde_json::from_slice(&std::fs::read(&first).unwrap()).unwrap();
+    assert_eq!(once["anytime"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        once["soc"], rec["first_soc"],
+        "the same search up to the first solution"
+    );
+}

@@ -34,7 +34,9 @@ fn instance(side: u32, density: f64, agents: usize, seed: u64) -> Instance {
 }
 
 fn bench(c: &mut Criterion) {
-    let config = SolverConfig::default().with_time_limit(Duration::from_secs(30));
+    let config = SolverConfig::default()
+        .with_time_limit(Duration::from_secs(30))
+        .with_first_solution(true);
     let cases = [
         ("pp/64x64-5%/128", Solver::Pp, instance(64, 0.05, 128, 1)),
         (

@@ -35,12 +35,41 @@ struct HighNode {
     priorities: Vec<f32>,
     order: Vec<u32>,
     tree: VecDeque<u32>,
+    /// Sum of losses along the best known way from the start (LaCAM*'s `g`).
+    g: u64,
+    /// Sum of the agents' distances to their goals, an admissible estimate of what is left.
+    h: u64,
+    /// Configurations known to follow this one (LaCAM*'s edges, for rewiring).
+    next: Vec<u32>,
+}
+
+impl HighNode {
+    fn f(&self) -> u64 {
+        self.g + self.h
+    }
+}
+
+/// How long LaCAM searches.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Mode {
+    /// Stop at the first solution (vanilla LaCAM).
+    FirstSolution,
+    /// LaCAM* (Okumura, IJCAI 2023): after the first solution keep searching with costs,
+    /// rewiring the configuration graph and pruning what cannot beat the best, until the
+    /// deadline or until the search space is exhausted (the best is then optimal for the
+    /// sum of losses).
+    Anytime,
 }
 
 /// What a LaCAM run ended with.
 pub(crate) enum LacamResult {
-    /// Configurations from the starts to the goals, one per timestep.
-    Solved(Vec<Arc<[u32]>>),
+    /// Configurations from the starts to the goals, one per timestep; `proven` when the
+    /// anytime search exhausted its space, so no configuration path of smaller sum of losses
+    /// exists.
+    Solved {
+        configs: Vec<Arc<[u32]>>,
+        proven: bool,
+    },
     /// The whole configuration space reachable from the start was explored.
     NoSolution,
     /// The deadline passed or the search would outgrow the budget first.
@@ -57,6 +86,39 @@ fn node_bytes(agents: usize) -> u64 {
 /// Estimated bytes of one low-level constraint: its arena slot and its queue entry.
 const CONSTRAINT_BYTES: u64 = (std::mem::size_of::<Constraint>() + 4) as u64;
 
+/// Bytes of one rewiring edge and of one re-push onto the open stack.
+const EDGE_BYTES: u64 = 4;
+
+/// LaCAM*'s chance of restarting the depth-first search from the start instead of going
+/// on from a known configuration (lacam2's `RESTART_RATE`): it keeps the anytime search from
+/// circling in one region of the configuration graph.
+const RESTART_RATE: f32 = 0.001;
+
+/// The loss of the step `from -> to`: every agent pays 1 except one that stays on its goal.
+/// Its sum along a solution is at most the solution's sum of costs.
+fn loss(from: &[u32], to: &[u32], goals: &[u32]) -> u64 {
+    from.iter()
+        .zip(to)
+        .zip(goals)
+        .filter(|&((&a, &b), &g)| !(a == g && b == g))
+        .count() as u64
+}
+
+/// One configuration: the vertex of every agent, shared between the search nodes and the
+/// lookup table of explored configurations.
+pub(crate) type Config = Arc<[u32]>;
+
+fn heuristic(config: &[u32], dist: &DistTable) -> u64 {
+    config
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| u64::from(dist.get(i, v)))
+        .sum()
+}
+
+/// Runs LaCAM (or LaCAM*, by `mode`); in anytime mode every better solution is handed to
+/// `improved` as it is found (the last one handed over is also the one returned).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn lacam(
     graph: &Graph,
     dist: &DistTable,
@@ -65,10 +127,19 @@ pub(crate) fn lacam(
     seed: u64,
     deadline: Deadline,
     mut budget: Budget,
+    mode: Mode,
+    improved: &mut dyn FnMut(&[Config]),
 ) -> LacamResult {
     let mut rng = Rng::new(seed);
+    let mut restarts = Rng::new(seed ^ 0x005e_ed0f_4e57_a475);
     let mut pibt = Pibt::new(graph, dist, goals, seed.wrapping_add(1));
-    let mut nodes: Vec<HighNode> = Vec::new();
+    let mut search = Search {
+        nodes: Vec::new(),
+        goals,
+        goal: None,
+        open: vec![0],
+        dirty: VecDeque::new(),
+    };
     let mut explored: FxHashMap<Arc<[u32]>, u32> = FxHashMap::default();
     let mut constraints = vec![Constraint {
         parent: NONE,
@@ -82,28 +153,36 @@ pub(crate) fn lacam(
     }
     let root = new_node(Arc::from(starts), NONE, None, dist, goals);
     explored.insert(root.config.clone(), 0);
-    nodes.push(root);
-    let mut open: Vec<u32> = vec![0];
+    search.nodes.push(root);
     let mut iterations: u64 = 0;
-    let result = 'search: {
-        while let Some(&top) = open.last() {
+    let stopped = 'search: {
+        while let Some(&top) = search.open.last() {
             iterations += 1;
             if iterations.is_multiple_of(32) && deadline.passed() {
-                break 'search LacamResult::Limit(deadline.reached());
+                break 'search Some(deadline.reached());
             }
-            let node = &mut nodes[top as usize];
-            if *node.config == *goals {
-                break 'search LacamResult::Solved(backtrack(&nodes, top));
+            let node = &search.nodes[top as usize];
+            if node.tree.is_empty() || search.goal_bound().is_some_and(|best| node.f() >= best) {
+                search.open.pop();
+                continue;
             }
+            if search.goal.is_none() && *node.config == *goals {
+                search.goal = Some(top);
+                improved(&backtrack(&search.nodes, top));
+                if mode == Mode::FirstSolution {
+                    break 'search None;
+                }
+                continue;
+            }
+            let node = &mut search.nodes[top as usize];
             let Some(constraint) = node.tree.pop_front() else {
-                open.pop();
                 continue;
             };
             let before = constraints.len();
             expand_constraint(node, constraint, &mut constraints, graph, &mut rng);
             let added = (constraints.len() - before) as u64;
             if let Err(limit) = budget.charge(SEARCH, added * CONSTRAINT_BYTES) {
-                break 'search LacamResult::Limit(limit);
+                break 'search Some(limit);
             }
             chain.clear();
             let mut c = constraint;
@@ -117,26 +196,125 @@ pub(crate) fn lacam(
                 continue;
             };
             if let Some(&known) = explored.get(&*next) {
-                if let Err(limit) = budget.charge(SEARCH, 4) {
-                    break 'search LacamResult::Limit(limit);
+                if let Err(limit) = budget.charge(SEARCH, 2 * EDGE_BYTES) {
+                    break 'search Some(limit);
                 }
-                open.push(known);
+                if mode == Mode::FirstSolution {
+                    search.open.push(known);
+                    continue;
+                }
+                let pushed_before = search.open.len();
+                if search.rewire(top, known, deadline) {
+                    improved(&backtrack(&search.nodes, search.goal.unwrap_or(0)));
+                }
+                let pushed = (search.open.len() - pushed_before) as u64;
+                if let Err(limit) = budget.charge(SEARCH, pushed * EDGE_BYTES) {
+                    break 'search Some(limit);
+                }
+                // Restarts come only after the first solution, from their own generator, so
+                // the search up to it is exactly the first-solution mode's.
+                let restart = search.goal.is_some() && restarts.next_f32() < RESTART_RATE;
+                let insert = if restart { 0 } else { known };
+                search.push_if_promising(insert);
                 continue;
             }
-            if let Err(limit) = budget.charge(SEARCH, node_bytes(next.len())) {
-                break 'search LacamResult::Limit(limit);
+            if let Err(limit) = budget.charge(SEARCH, node_bytes(next.len()) + EDGE_BYTES) {
+                break 'search Some(limit);
             }
             let config: Arc<[u32]> = Arc::from(next);
-            let id = nodes.len() as u32;
-            let child = new_node(config.clone(), top, Some(&nodes[top as usize]), dist, goals);
-            nodes.push(child);
+            let id = search.nodes.len() as u32;
+            let parent = &search.nodes[top as usize];
+            let mut child = new_node(config.clone(), top, Some(parent), dist, goals);
+            child.g = parent.g + loss(&parent.config, &child.config, goals);
+            search.nodes[top as usize].next.push(id);
+            search.nodes.push(child);
             explored.insert(config, id);
-            open.push(id);
+            search.push_if_promising(id);
         }
-        LacamResult::NoSolution
+        None
     };
-    drop_in_background((nodes, explored, constraints, open));
+    let result = match (search.goal, stopped) {
+        (Some(goal), stopped) => LacamResult::Solved {
+            configs: backtrack(&search.nodes, goal),
+            proven: stopped.is_none() && mode == Mode::Anytime,
+        },
+        (None, Some(limit)) => LacamResult::Limit(limit),
+        (None, None) => LacamResult::NoSolution,
+    };
+    drop_in_background((search.nodes, explored, constraints, search.open));
     result
+}
+
+/// LaCAM*'s high level: the nodes, the open stack and the best goal node.
+struct Search<'a> {
+    nodes: Vec<HighNode>,
+    goals: &'a [u32],
+    /// The goal configuration's node once reached; its `g` is the best solution's cost.
+    goal: Option<u32>,
+    open: Vec<u32>,
+    /// Rewiring's work queue, kept to reuse its memory.
+    dirty: VecDeque<u32>,
+}
+
+impl Search<'_> {
+    /// The cost a node must beat to be worth expanding (`None` before the first solution).
+    fn goal_bound(&self) -> Option<u64> {
+        self.goal.map(|g| self.nodes[g as usize].g)
+    }
+
+    fn push_if_promising(&mut self, id: u32) {
+        if self
+            .goal_bound()
+            .is_none_or(|best| self.nodes[id as usize].f() < best)
+        {
+            self.open.push(id);
+        }
+    }
+
+    /// Records the edge `from -> to` and propagates shorter `g`s through the known graph
+    /// (Dijkstra with a FIFO queue, as in lacam2: edge costs are small and equal-ish, and
+    /// every improvement is pushed again); a node whose `f` drops below the best solution
+    /// goes back on the open stack. Returns whether the best solution got cheaper.
+    /// Checks `deadline` as it goes: the known graph can be large.
+    fn rewire(&mut self, from: u32, to: u32, deadline: Deadline) -> bool {
+        let edges = &mut self.nodes[from as usize].next;
+        if !edges.contains(&to) {
+            edges.push(to);
+        }
+        let mut goal_improved = false;
+        self.dirty.clear();
+        self.dirty.push_back(from);
+        let mut pops: u32 = 0;
+        while let Some(u) = self.dirty.pop_front() {
+            pops = pops.wrapping_add(1);
+            // Stopping early leaves some `g`s higher than they could be: a worse bound for
+            // pruning, never a wrong solution (parents always hold the `g` they give).
+            if pops.is_multiple_of(1024) && deadline.passed() {
+                break;
+            }
+            for k in 0..self.nodes[u as usize].next.len() {
+                let v = self.nodes[u as usize].next[k];
+                let (un, vn) = (&self.nodes[u as usize], &self.nodes[v as usize]);
+                let g = un.g + loss(&un.config, &vn.config, self.goals);
+                if g >= vn.g {
+                    continue;
+                }
+                let vn = &mut self.nodes[v as usize];
+                vn.g = g;
+                vn.parent = u;
+                self.dirty.push_back(v);
+                if Some(v) == self.goal {
+                    goal_improved = true;
+                } else if self
+                    .goal_bound()
+                    .is_some_and(|best| self.nodes[v as usize].f() < best)
+                {
+                    self.open.push(v);
+                }
+            }
+        }
+        goal_improved
+    }
 }
 
 fn backtrack(nodes: &[HighNode], mut id: u32) -> Vec<Arc<[u32]>> {
@@ -206,11 +384,14 @@ fn new_node(
     let mut tree = VecDeque::new();
     tree.push_back(ROOT_CONSTRAINT);
     HighNode {
+        h: heuristic(&config, dist),
         config,
         parent: parent_id,
         priorities,
         order,
         tree,
+        g: 0,
+        next: Vec::new(),
     }
 }
 
@@ -426,5 +607,142 @@ impl<'a> Pibt<'a> {
             let back = self.occupied_now[v as usize];
             back == NONE || back == a as u32 || self.next[back as usize] != self.now[a]
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    use cuplan_grid::{Cell, Grid};
+    use cuplan_wavefront::{Backend, DistanceMaps};
+
+    use super::*;
+    use crate::util::Distances;
+
+    /// The least sum of losses over every conflict-free sequence of joint moves from
+    /// `starts` to `goals`: Dijkstra over the whole joint space, independent of LaCAM.
+    fn optimal_loss(graph: &Graph, starts: &[u32], goals: &[u32]) -> Option<u64> {
+        let mut best: FxHashMap<Vec<u32>, u64> = FxHashMap::default();
+        let mut heap = BinaryHeap::new();
+        best.insert(starts.to_vec(), 0);
+        heap.push(Reverse((0u64, starts.to_vec())));
+        while let Some(Reverse((g, config))) = heap.pop() {
+            if best.get(&config).is_some_and(|&b| b < g) {
+                continue;
+            }
+            if config == goals {
+                return Some(g);
+            }
+            let moves: Vec<Vec<u32>> = config
+                .iter()
+                .map(|&v| graph.neighbours(v).chain([v]).collect())
+                .collect();
+            let mut next = vec![0; config.len()];
+            let mut choice = vec![0; config.len()];
+            'all: loop {
+                for (i, m) in moves.iter().enumerate() {
+                    next[i] = m[choice[i]];
+                }
+                let distinct = (0..next.len()).all(|i| (0..i).all(|j| next[i] != next[j]));
+                let no_swap = (0..next.len()).all(|i| {
+                    (0..next.len()).all(|j| i == j || next[i] != config[j] || next[j] != config[i])
+                });
+                if distinct && no_swap {
+                    let cost = g + loss(&config, &next, goals);
+                    if best.get(&next).is_none_or(|&b| cost < b) {
+                        best.insert(next.clone(), cost);
+                        heap.push(Reverse((cost, next.clone())));
+                    }
+                }
+                for i in 0..choice.len() {
+                    choice[i] += 1;
+                    if choice[i] < moves[i].len() {
+                        continue 'all;
+                    }
+                    choice[i] = 0;
+                }
+                break;
+            }
+        }
+        None
+    }
+
+    /// LaCAM* with no deadline exhausts tiny configuration spaces, and its best is then the
+    /// optimum of the sum of losses it minimises; where no solution exists it says so.
+    #[test]
+    fn lacam_star_is_eventually_optimal_on_tiny_instances() {
+        let mut rng = Rng::new(11);
+        let (mut solved, mut unsolvable) = (0, 0);
+        for _ in 0..150 {
+            let (w, h) = (2 + rng.below(3) as u32, 2 + rng.below(3) as u32);
+            let art: String = (0..h)
+                .map(|_| {
+                    let row: String = (0..w)
+                        .map(|_| if rng.below(100) < 20 { '@' } else { '.' })
+                        .collect();
+                    row + "\n"
+                })
+                .collect();
+            let grid = Grid::from_ascii(&art).unwrap();
+            let mut free: Vec<Cell> = (0..h)
+                .flat_map(|y| (0..w).map(move |x| Cell::new(x, y)))
+                .filter(|&c| grid.is_free(c))
+                .collect();
+            let agents = 2 + rng.below(2);
+            if free.len() < agents + 1 {
+                continue;
+            }
+            rng.shuffle(&mut free);
+            let starts: Vec<Cell> = free[..agents].to_vec();
+            rng.shuffle(&mut free);
+            let goals: Vec<Cell> = free[..agents].to_vec();
+            let maps = DistanceMaps::<u16>::build(&grid, &goals, Backend::Cpu).unwrap();
+            if starts
+                .iter()
+                .enumerate()
+                .any(|(i, &s)| maps.get(i, s).is_none())
+            {
+                continue; // a goal out of reach: `Instance::new` refuses it
+            }
+            let maps = Distances::Narrow(vec![maps]);
+            let dist = DistTable::new(&maps).unwrap();
+            let graph = Graph::new(&grid);
+            let starts: Vec<u32> = starts.iter().map(|&c| graph.id(c)).collect();
+            let goals: Vec<u32> = goals.iter().map(|&c| graph.id(c)).collect();
+            let optimum = optimal_loss(&graph, &starts, &goals);
+            let mut reported: Vec<u64> = Vec::new();
+            let result = lacam(
+                &graph,
+                &dist,
+                &starts,
+                &goals,
+                rng.next_u64(),
+                Deadline::after(std::time::Duration::MAX),
+                Budget::new(u64::MAX),
+                Mode::Anytime,
+                &mut |configs| {
+                    let cost = configs.windows(2).map(|s| loss(&s[0], &s[1], &goals)).sum();
+                    reported.push(cost);
+                },
+            );
+            match (result, optimum) {
+                (LacamResult::Solved { configs, proven }, Some(optimum)) => {
+                    let cost: u64 = configs.windows(2).map(|s| loss(&s[0], &s[1], &goals)).sum();
+                    assert!(proven, "{art}");
+                    assert_eq!(cost, optimum, "{art}{starts:?} -> {goals:?}");
+                    assert_eq!(reported.last(), Some(&cost));
+                    assert!(reported.windows(2).all(|r| r[1] < r[0]), "{reported:?}");
+                    solved += 1;
+                }
+                (LacamResult::NoSolution, None) => unsolvable += 1,
+                (_, optimum) => panic!("{art}{starts:?} -> {goals:?}: optimum {optimum:?}"),
+            }
+        }
+        assert!(
+            solved > 50 && unsolvable > 0,
+            "{solved} solved, {unsolvable} unsolvable"
+        );
     }
 }

@@ -13,8 +13,8 @@
 //!   arrives at its goal), [`Solution::makespan`], [`Solution::validate`] (first
 //!   [`Violation`], O(cells + total path length)).
 //! - [`solve`] with a [`Solver`]: [`Solver::Pp`] (prioritized planning, incomplete),
-//!   [`Solver::Cbs`] (optimal sum of costs), [`Solver::Lacam`] (complete, suboptimal, for
-//!   thousands of agents); [`SolverConfig`] sets the time and memory limits, seed and PP
+//!   [`Solver::Cbs`] (optimal sum of costs), [`Solver::Lacam`] (complete, for thousands of
+//!   agents; anytime by default, see below); [`SolverConfig`] sets the time and memory limits, seed and PP
 //!   priority order. A limit reached is [`SolveOutcome::LimitReached`] with its [`Limit`]
 //!   (time, or memory naming the structure that would have outgrown the budget), never
 //!   [`SolveOutcome::NoSolution`].
@@ -35,7 +35,14 @@
 //! for them maps over the budget are a memory limit. PP plans agents in priority order with a space-time A* against a
 //! sparse reservation table; CBS is ICBS with MDD-classified conflicts, bypassing, target
 //! reasoning and a cardinal-conflict-graph heuristic; LaCAM is LaCAM with PIBT (with the
-//! LaCAM3 swap emulation for corridors) as the configuration generator, complete.
+//! LaCAM3 swap emulation for corridors) as the configuration generator, complete; unless
+//! [`SolverConfig::first_solution`] is set it is *anytime*: after the first solution LaCAM*
+//! (Okumura, IJCAI 2023: edge costs are sums of losses, known configurations are rewired by a
+//! Dijkstra pass, nodes whose `g + h` cannot beat the best are pruned) keeps searching on one
+//! thread while large-neighbourhood search (`refine.rs`, after MAPF-LNS) replans 8 agents at a
+//! time against the others on a second, both improving one shared best until the time limit
+//! ([`solve_with_progress`] reports each improvement). A proven-optimal LaCAM* (the whole
+//! reachable configuration space exhausted) ends the call early.
 //! [`SolverConfig::low_level`] picks the single-agent search of PP and CBS: [`LowLevel::Sparse`]
 //! (the default: this crate's A* of `lowlevel.rs` over hash-based reservations, the only one
 //! with CBS's target reasoning and soft conflicts) or [`LowLevel::Wavefront`] (the layered
@@ -54,7 +61,8 @@
 //!
 //! **Invariants**: solvers only see valid [`Instance`]s; every [`SolveOutcome::Solved`]
 //! solution passes [`Solution::validate`] and ends each path at the first time its agent
-//! reaches its goal for good; runs are deterministic for a given seed; the time limit is
+//! reaches its goal for good; runs are deterministic for a given seed (anytime LaCAM up to its
+//! first solution; what its two threads improve after it depends on timing); the time limit is
 //! checked inside every long loop, the single-agent searches included; a limit is never
 //! reported as "no solution" (CBS cannot prove most unsolvable instances, such as two agents
 //! swapping in a corridor: its memory limit is what ends them, LaCAM proves them).
@@ -98,12 +106,15 @@ mod layered;
 mod limit;
 mod lowlevel;
 mod pp;
+mod refine;
 mod solution;
 mod util;
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use cuplan_wavefront::{Backend, DistanceMaps, WavefrontError};
 
@@ -364,10 +375,16 @@ pub struct SolverConfig {
     /// to it by estimate before they are allocated; reaching it is
     /// [`SolveOutcome::LimitReached`] with [`Limit::Memory`].
     pub memory_limit: u64,
+    /// LaCAM only: stop at the first solution (vanilla LaCAM) instead of improving it until
+    /// [`SolverConfig::time_limit`] (the default, `false`: LaCAM* rewiring its configuration
+    /// graph on one thread and large-neighbourhood search replanning a few agents at a time
+    /// on another; the search ends early only when LaCAM* has proven its best optimal).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub first_solution: bool,
 }
 
 impl Default for SolverConfig {
-    /// 60 s, seed 0, longest first, sparse low level, [`DEFAULT_MEMORY_LIMIT`].
+    /// 60 s, seed 0, longest first, sparse low level, [`DEFAULT_MEMORY_LIMIT`], anytime.
     fn default() -> SolverConfig {
         SolverConfig {
             time_limit: Duration::from_secs(60),
@@ -375,6 +392,7 @@ impl Default for SolverConfig {
             priority: PriorityOrder::default(),
             low_level: LowLevel::default(),
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            first_solution: false,
         }
     }
 }
@@ -400,6 +418,15 @@ impl SolverConfig {
         SolverConfig { low_level, ..self }
     }
 
+    /// This config stopping LaCAM at its first solution (`true`) or improving it until the
+    /// time limit (`false`, the default).
+    pub fn with_first_solution(self, first_solution: bool) -> SolverConfig {
+        SolverConfig {
+            first_solution,
+            ..self
+        }
+    }
+
     /// This config with another memory budget, in bytes.
     pub fn with_memory_limit(self, memory_limit: u64) -> SolverConfig {
         SolverConfig {
@@ -421,16 +448,54 @@ pub enum SolveOutcome {
     LimitReached(Limit),
 }
 
+/// A better solution found during a [`solve_with_progress`] call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Improvement {
+    /// Time since the call began (distance maps included).
+    pub elapsed: Duration,
+    /// The new solution's sum of costs (each strictly below the one before).
+    pub soc: u64,
+    /// What found it: `"pp"`, `"cbs"`, `"lacam"` (the first solution), `"lacam*"` (LaCAM*'s
+    /// rewiring) or `"lns"` (large-neighbourhood refinement).
+    pub by: &'static str,
+}
+
 /// Solves `instance` with `solver` within `config.time_limit` and `config.memory_limit`.
 ///
 /// `Err` only for bad arguments (the instance itself was checked when it was built) or a
-/// lower layer refusing its input.
+/// lower layer refusing its input. Anytime LaCAM (the default; see
+/// [`SolverConfig::first_solution`]) returns the best solution found by the time limit.
 pub fn solve(
     instance: &Instance,
     solver: Solver,
     config: &SolverConfig,
 ) -> Result<SolveOutcome, MapfError> {
-    match solve_within_limits(instance, solver, config) {
+    solve_with_progress(instance, solver, config, &mut |_| {})
+}
+
+/// [`solve`], telling `on_improvement` (on the calling thread) of every better solution as it
+/// is found: once for PP and CBS, the first solution and each improvement for LaCAM. The last
+/// improvement reported is the solution returned.
+pub fn solve_with_progress(
+    instance: &Instance,
+    solver: Solver,
+    config: &SolverConfig,
+    on_improvement: &mut dyn FnMut(&Improvement),
+) -> Result<SolveOutcome, MapfError> {
+    let started = Instant::now();
+    let outcome = solve_within_limits(instance, solver, config, started, on_improvement);
+    if let Ok(SolveOutcome::Solved(solution)) = &outcome
+        && solver != Solver::Lacam
+    {
+        on_improvement(&Improvement {
+            elapsed: started.elapsed(),
+            soc: solution.soc(),
+            by: solver.name(),
+        });
+    }
+    match outcome {
         Ok(outcome) => Ok(outcome),
         Err(Halt::Limit(limit)) => Ok(SolveOutcome::LimitReached(limit)),
         Err(Halt::Error(err)) => Err(err),
@@ -445,6 +510,8 @@ fn solve_within_limits(
     instance: &Instance,
     solver: Solver,
     config: &SolverConfig,
+    started: Instant,
+    on_improvement: &mut dyn FnMut(&Improvement),
 ) -> Result<SolveOutcome, Halt> {
     let deadline = Deadline::after(config.time_limit);
     let mut budget = Budget::new(config.memory_limit);
@@ -479,13 +546,17 @@ fn solve_within_limits(
     };
     let outcome = match solver {
         Solver::Lacam => run_lacam(
-            &graph,
-            &dist,
-            &starts,
-            &goals,
-            config.seed,
+            &Problem {
+                graph: &graph,
+                dist: &dist,
+                starts: &starts,
+                goals: &goals,
+            },
+            config,
             deadline,
             budget,
+            started,
+            on_improvement,
         )?,
         Solver::Pp => {
             let order = priority_order(config, starts.len(), |a| dist.get(a, starts[a]));
@@ -699,39 +770,277 @@ fn chunked<D: cuplan_wavefront::Distance>(
     Ok(maps)
 }
 
-/// LaCAM in a thread whose stack grows with the number of agents: PIBT's priority
-/// inheritance recurses once per agent in a push chain.
+/// What every solver thread reads.
+#[derive(Clone, Copy)]
+struct Problem<'a> {
+    graph: &'a Graph,
+    dist: &'a DistTable<'a>,
+    starts: &'a [u32],
+    goals: &'a [u32],
+}
+
+/// The best solution so far, shared by LaCAM* and the refiner.
+struct Best {
+    /// Per agent, cut after its final arrival.
+    paths: Vec<Vec<u32>>,
+    soc: u64,
+    /// Bumped on every improvement, so a thread sees whether someone else improved.
+    version: u64,
+}
+
+/// The meeting point of anytime LaCAM's threads.
+struct Shared {
+    best: Mutex<Option<Best>>,
+    /// Signalled at the first solution and when LaCAM ends.
+    wake: Condvar,
+    /// LaCAM has ended with nothing left to improve: proven optimal, or no solution at all.
+    finished: AtomicBool,
+    started: Instant,
+}
+
+impl Shared {
+    /// Takes `paths` as the best if they beat it, telling `progress`; returns the new version.
+    fn offer(
+        &self,
+        paths: Vec<Vec<u32>>,
+        by: &'static str,
+        progress: &mpsc::Sender<Improvement>,
+    ) -> Option<u64> {
+        let soc: u64 = paths.iter().map(|p| p.len() as u64 - 1).sum();
+        let mut best = self.best.lock().unwrap_or_else(|e| e.into_inner());
+        if best.as_ref().is_some_and(|b| b.soc <= soc) {
+            return None;
+        }
+        let version = best.as_ref().map_or(0, |b| b.version + 1);
+        *best = Some(Best {
+            paths,
+            soc,
+            version,
+        });
+        // The receiver lives until every sender is gone: a failed send cannot happen.
+        let _ = progress.send(Improvement {
+            elapsed: self.started.elapsed(),
+            soc,
+            by,
+        });
+        self.wake.notify_all();
+        Some(version)
+    }
+
+    fn finish(&self, nothing_left: bool) {
+        self.finished.store(nothing_left, Ordering::Release);
+        // Take the lock so a refiner between its check and its wait cannot miss the signal.
+        drop(self.best.lock().unwrap_or_else(|e| e.into_inner()));
+        self.wake.notify_all();
+    }
+
+    fn finished(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
+    }
+}
+
+/// LaCAM, in a thread whose stack grows with the number of agents (PIBT's priority
+/// inheritance recurses once per agent in a push chain); anytime, with the LNS refiner on a
+/// second thread, both improving one shared best solution until the deadline. The refiner
+/// gets a quarter of the memory left, LaCAM* the rest; reaching either budget after the first
+/// solution just ends that thread's improving.
 fn run_lacam(
-    graph: &Graph,
-    dist: &DistTable<'_>,
-    starts: &[u32],
-    goals: &[u32],
-    seed: u64,
+    problem: &Problem<'_>,
+    config: &SolverConfig,
     deadline: Deadline,
     budget: Budget,
+    started: Instant,
+    on_improvement: &mut dyn FnMut(&Improvement),
 ) -> Result<SolveOutcome, Halt> {
-    let run = || match lacam::lacam(graph, dist, starts, goals, seed, deadline, budget) {
-        lacam::LacamResult::Solved(configs) => {
-            Ok(SolveOutcome::Solved(from_configs(graph, &configs)))
-        }
-        lacam::LacamResult::NoSolution => Ok(SolveOutcome::NoSolution(
-            "no solution exists: LaCAM explored every reachable configuration".into(),
-        )),
-        lacam::LacamResult::Limit(limit) => Err(Halt::Limit(limit)),
+    let anytime = !config.first_solution;
+    let mode = if anytime {
+        lacam::Mode::Anytime
+    } else {
+        lacam::Mode::FirstSolution
     };
-    let stack = (1 << 20) + 512 * starts.len();
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
+    let (search_budget, refine_budget) = if anytime {
+        let quarter = budget.remaining() / 4;
+        let mut search = budget;
+        // Cannot fail: a quarter of what is left fits.
+        let _ = search.charge("the LNS refiner", quarter);
+        (search, Budget::new(quarter))
+    } else {
+        (budget, Budget::new(0))
+    };
+    let shared = Shared {
+        best: Mutex::new(None),
+        wake: Condvar::new(),
+        finished: AtomicBool::new(false),
+        started,
+    };
+    let (progress, reports) = mpsc::channel::<Improvement>();
+    let search = |progress: mpsc::Sender<Improvement>| {
+        let mut found = 0;
+        let mut improved = |configs: &[Arc<[u32]>]| {
+            let by = if found == 0 { "lacam" } else { "lacam*" };
+            found += 1;
+            shared.offer(vertex_paths(configs), by, &progress);
+        };
+        let p = problem;
+        let result = lacam::lacam(
+            p.graph,
+            p.dist,
+            p.starts,
+            p.goals,
+            config.seed,
+            deadline,
+            search_budget,
+            mode,
+            &mut improved,
+        );
+        let nothing_left = !matches!(result, lacam::LacamResult::Solved { proven: false, .. });
+        shared.finish(nothing_left);
+        result
+    };
+    let stack = (1 << 20) + 512 * problem.starts.len();
+    let result = std::thread::scope(|scope| {
+        let searcher = std::thread::Builder::new()
             .name("cuplan-lacam".into())
             .stack_size(stack)
-            .spawn_scoped(scope, run);
-        match worker.map(|handle| handle.join()) {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            // No thread available: run here (fine unless the push chains are enormous).
-            Err(_) => run(),
+            .spawn_scoped(scope, {
+                let progress = progress.clone();
+                move || search(progress)
+            });
+        let refiner = (anytime && searcher.is_ok()).then(|| {
+            let progress = progress.clone();
+            let shared = &shared;
+            scope.spawn(move || {
+                refine_until(
+                    problem,
+                    config.seed,
+                    deadline,
+                    refine_budget,
+                    shared,
+                    &progress,
+                )
+            })
+        });
+        let inline = match &searcher {
+            Ok(_) => None,
+            // No thread available: search here (fine unless the push chains are enormous).
+            Err(_) => Some(search(progress.clone())),
+        };
+        drop(progress);
+        for report in reports {
+            on_improvement(&report);
         }
-    })
+        if let Some(refiner) = refiner
+            && let Err(panic) = refiner.join()
+        {
+            std::panic::resume_unwind(panic);
+        }
+        match (searcher, inline) {
+            (Ok(handle), _) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            (Err(_), Some(result)) => result,
+            (Err(_), None) => unreachable!("the search ran inline when no thread started"),
+        }
+    });
+    let best = shared.best.into_inner().unwrap_or_else(|e| e.into_inner());
+    match (best, result) {
+        (Some(best), _) => Ok(SolveOutcome::Solved(from_paths(problem.graph, best.paths))),
+        (None, lacam::LacamResult::NoSolution) => Ok(SolveOutcome::NoSolution(
+            "no solution exists: LaCAM explored every reachable configuration".into(),
+        )),
+        (None, lacam::LacamResult::Limit(limit)) => Err(Halt::Limit(limit)),
+        (None, lacam::LacamResult::Solved { configs, .. }) => {
+            Ok(SolveOutcome::Solved(from_configs(problem.graph, &configs)))
+        }
+    }
+}
+
+/// The refiner's thread: waits for LaCAM's first solution, then runs LNS steps on the best
+/// solution (adopting LaCAM*'s whenever it is better) until the deadline, a budget, or LaCAM
+/// having proven its best optimal.
+fn refine_until(
+    problem: &Problem<'_>,
+    seed: u64,
+    deadline: Deadline,
+    mut budget: Budget,
+    shared: &Shared,
+    progress: &mpsc::Sender<Improvement>,
+) {
+    let Some((paths, mut seen)) = first_solution(shared, deadline) else {
+        return;
+    };
+    let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
+    // The table, and the copy of the paths each improvement hands over.
+    if budget
+        .charge(
+            "the LNS refiner",
+            refine::PathTable::bytes_for(states) + 8 * states,
+        )
+        .is_err()
+    {
+        return;
+    }
+    let p = problem;
+    let fresh = |paths| refine::Lns::new(p.graph, p.dist, p.starts, p.goals, paths, seed ^ 0x9e37);
+    let mut lns = fresh(paths);
+    while !deadline.passed() && !shared.finished() {
+        {
+            let best = shared.best.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(best) = best.as_ref()
+                && best.version != seen
+            {
+                seen = best.version;
+                if best.soc < lns.soc() {
+                    lns = fresh(best.paths.clone());
+                }
+            }
+        }
+        match lns.step(deadline, &budget) {
+            refine::Step::Improved => {
+                if let Some(version) = shared.offer(lns.paths().to_vec(), "lns", progress) {
+                    seen = version;
+                }
+            }
+            refine::Step::Kept => {}
+            refine::Step::Stop => break,
+        }
+    }
+}
+
+/// Waits for the first solution: its paths and version, or `None` when LaCAM ended without
+/// one or the deadline passed.
+fn first_solution(shared: &Shared, deadline: Deadline) -> Option<(Vec<Vec<u32>>, u64)> {
+    let mut best = shared.best.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if let Some(b) = best.as_ref() {
+            return Some((b.paths.clone(), b.version));
+        }
+        if shared.finished() || deadline.passed() {
+            return None;
+        }
+        // A timeout as well as the signal: `finish(false)` (LaCAM stopped by a limit before
+        // any solution) does not set the flag, and the deadline must be noticed.
+        best = shared
+            .wake
+            .wait_timeout(best, Duration::from_millis(20))
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+}
+
+/// Joint configurations to per-agent vertex paths, each cut after its final arrival.
+fn vertex_paths(configs: &[Arc<[u32]>]) -> Vec<Vec<u32>> {
+    let agents = configs.first().map_or(0, |c| c.len());
+    (0..agents)
+        .map(|i| {
+            let mut path: Vec<u32> = configs.iter().map(|c| c[i]).collect();
+            let last = path.last().copied();
+            while path.len() > 1 && path[path.len() - 2..].iter().all(|&v| Some(v) == last) {
+                path.pop();
+            }
+            path
+        })
+        .collect()
 }
 
 /// PP's planning order of `agents` agents; `length(a)` is agent `a`'s distance to its goal.

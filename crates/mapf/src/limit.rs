@@ -106,6 +106,15 @@ impl Budget {
         self.used = self.used.saturating_sub(bytes);
     }
 
+    /// A budget of at most `bytes` more than this one has used (the same limit when less is
+    /// left): for a search that must stay small whatever the overall budget.
+    pub(crate) fn capped(&self, bytes: u64) -> Budget {
+        Budget {
+            limit: self.limit.min(self.used.saturating_add(bytes)),
+            used: self.used,
+        }
+    }
+
     /// Bytes still free under the limit.
     pub(crate) fn remaining(&self) -> u64 {
         self.limit - self.used

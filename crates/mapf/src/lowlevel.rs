@@ -50,7 +50,7 @@ pub(crate) enum LowResult {
 
 /// Estimated bytes one search state holds: its node (20), its index entry (16 plus the
 /// hash table's control byte and slack) and its heap entries (20 each, stale ones included).
-const STATE_BYTES: u64 = 64;
+pub(crate) const STATE_BYTES: u64 = 64;
 
 /// Heap order: smallest f, then fewest conflicts, then closest to the goal, then deepest
 /// (largest t), then oldest.

@@ -20,10 +20,12 @@ fn fixed_bytes(instance: &Instance) -> u64 {
     cells * 17 + cells * 2 * instance.goals().len() as u64
 }
 
+/// LaCAM stops at its first solution: anytime LaCAM would use the whole time limit.
 fn with_memory(memory_limit: u64) -> SolverConfig {
     SolverConfig::default()
         .with_time_limit(Duration::from_secs(60))
         .with_memory_limit(memory_limit)
+        .with_first_solution(true)
 }
 
 /// The `what` of a memory limit, panicking on anything else.
@@ -79,6 +81,15 @@ fn maps_over_the_budget_are_a_memory_limit_for_every_solver() {
             "{solver}: {roomy:?}"
         );
     }
+    // Anytime, under the same budget: whichever limit ends the improving, the answer is the
+    // best solution found.
+    let anytime = with_memory(budget + (64 << 20))
+        .with_first_solution(false)
+        .with_time_limit(Duration::from_secs(3));
+    let SolveOutcome::Solved(best) = solve(&instance, Solver::Lacam, &anytime).unwrap() else {
+        panic!("anytime LaCAM lost its first solution at the memory limit");
+    };
+    assert_eq!(best.validate(&instance), Ok(()));
 }
 
 #[test]

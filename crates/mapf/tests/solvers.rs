@@ -11,8 +11,12 @@ use cuplan_grid::{Cell, Grid};
 use cuplan_mapf::{Instance, Limit, PriorityOrder, SolveOutcome, Solver, SolverConfig, solve};
 use proptest::prelude::*;
 
+/// LaCAM stops at its first solution here (deterministic, and quick); `anytime.rs` tests the
+/// anytime mode.
 fn config(seconds: u64) -> SolverConfig {
-    SolverConfig::default().with_time_limit(Duration::from_secs(seconds))
+    SolverConfig::default()
+        .with_time_limit(Duration::from_secs(seconds))
+        .with_first_solution(true)
 }
 
 /// The solution (checked) or `None` for "no solution"; panics on a time-out.

@@ -477,7 +477,8 @@ impl NativePlanner {
 /// `(row, col)`, one per agent), or `None` when proven unsolvable (or, for PP, when the
 /// planner fails). A time or memory limit reached is a `RuntimeError` naming it.
 #[pyfunction]
-#[pyo3(signature = (grid, starts, goals, solver, time_limit=60.0, seed=0))]
+#[pyo3(signature = (grid, starts, goals, solver, time_limit=60.0, seed=0, first_solution=false))]
+#[allow(clippy::too_many_arguments)]
 fn solve_mapf(
     py: Python<'_>,
     grid: &NativeGrid,
@@ -486,6 +487,7 @@ fn solve_mapf(
     solver: &str,
     time_limit: f64,
     seed: u64,
+    first_solution: bool,
 ) -> PyResult<Option<Vec<PyPath>>> {
     let solver: Solver = solver.parse().map_err(value_error)?;
     if time_limit.is_nan() || time_limit <= 0.0 {
@@ -498,7 +500,8 @@ fn solve_mapf(
     let instance = Instance::new(grid.grid.clone(), starts, goals).map_err(value_error)?;
     let config = SolverConfig::default()
         .with_time_limit(Duration::try_from_secs_f64(time_limit).unwrap_or(Duration::MAX))
-        .with_seed(seed);
+        .with_seed(seed)
+        .with_first_solution(first_solution);
     let outcome = py
         .detach(|| cuplan::mapf::solve(&instance, solver, &config))
         .map_err(value_error)?;

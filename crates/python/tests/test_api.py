@@ -176,7 +176,12 @@ def test_cbs_is_optimal_where_prioritized_is_not_worse_and_all_plans_validate(se
         int(cuplan.distance_maps(problem.grid, [a.goal])[0][a.start]) for a in problem.agents
     )
     assert cbs.sum_of_costs >= lower
-    for solver in (cuplan.LaCAM(time_limit=20), cuplan.PrioritizedPlanning(), cuplan.PIBT()):
+    for solver in (
+        cuplan.LaCAM(time_limit=1),
+        cuplan.LaCAM(time_limit=20, first_solution=True),
+        cuplan.PrioritizedPlanning(),
+        cuplan.PIBT(),
+    ):
         other = solver.solve(problem)
         if other is not None:
             assert other.validate(problem) is None

@@ -1,12 +1,16 @@
 //! `cargo xtask bench mapf`: every solver on the MAPF benchmark, increasing the number of agents
 //! until it fails, plus the prioritized-planning comparison with the Python package's figure.
+//!
+//! LaCAM runs anytime (unless `--first-solution`): one run gives both its first solution (the
+//! vanilla LaCAM answer: the search up to it is the first-solution mode's) and the best at the
+//! time limit, printed beside lacam3's anytime figure where one was measured.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cuplan::grid::{Cell, generate};
-use cuplan::mapf::{Instance, LowLevel, SolveOutcome, Solver, SolverConfig, solve};
+use cuplan::mapf::{Instance, LowLevel, SolveOutcome, Solver, SolverConfig, solve_with_progress};
 use rand::{SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
 
@@ -23,7 +27,22 @@ pub(crate) struct MapfRow {
     pub(crate) lb: u64,
     pub(crate) soc_over_lb: Option<f64>,
     pub(crate) makespan: Option<u64>,
+    /// Time to the first solution and its SoC / LB (anytime LaCAM; the answer for the others).
+    pub(crate) first_solution_s: Option<f64>,
+    pub(crate) first_soc_over_lb: Option<f64>,
+    /// lacam3's anytime SoC / LB at 10 s on this map and agent count, where measured.
+    pub(crate) lacam3_soc_over_lb: Option<f64>,
 }
+
+/// lacam3 (Okumura, AAMAS 2024) anytime at a 10 s limit, first `k` agents of the `-random-1`
+/// scen, measured side by side on this machine kind (issue 21).
+const LACAM3: &[(&str, usize, f64)] = &[
+    ("den520d", 1000, 1.05),
+    ("warehouse-10-20-10-2-1", 1000, 1.98),
+    ("ost003d", 1000, 1.32),
+    ("random-64-64-10", 1000, 1.29),
+    ("lak303d", 1000, 1.43),
+];
 
 /// What to run.
 pub(crate) struct MapfPlan<'a> {
@@ -32,12 +51,18 @@ pub(crate) struct MapfPlan<'a> {
     pub(crate) maps: Option<&'a [String]>,
     pub(crate) time_limit: Duration,
     pub(crate) low_level: LowLevel,
+    /// LaCAM stops at its first solution.
+    pub(crate) first_solution: bool,
+    /// Agent counts for every solver instead of the defaults.
+    pub(crate) agents: Option<&'a [usize]>,
 }
 
-/// Agent counts tried per solver; each series stops at the first failure.
-fn agent_steps(solver: Solver) -> &'static [usize] {
+/// Agent counts tried per solver; each series stops at the first failure. Anytime LaCAM
+/// uses its whole time limit per run, so it runs the counts of the lacam3 comparison.
+fn agent_steps(solver: Solver, first_solution: bool) -> &'static [usize] {
     match solver {
         Solver::Cbs => &[5, 10, 15, 20, 25, 30, 35, 40, 50, 60],
+        Solver::Lacam if !first_solution => &[200, 500, 1000],
         _ => &[10, 50, 100, 200, 400, 600, 800, 1000],
     }
 }
@@ -54,7 +79,10 @@ pub(crate) fn run(
             .filter(|l| !l.trim().is_empty())
             .count();
         for &solver in plan.solvers {
-            for &k in agent_steps(solver) {
+            let steps = plan
+                .agents
+                .unwrap_or_else(|| agent_steps(solver, plan.first_solution));
+            for &k in steps {
                 let k = k.min(scen_lines);
                 progress.set_message(format!("{} {solver} k={k}", name(&map)));
                 let instance = Instance::from_moving_ai(&map, &scen, k)?;
@@ -80,11 +108,16 @@ fn run_one(
 ) -> anyhow::Result<MapfRow> {
     let config = SolverConfig::default()
         .with_time_limit(plan.time_limit)
-        .with_low_level(plan.low_level);
+        .with_low_level(plan.low_level)
+        .with_first_solution(plan.first_solution);
     let t = Instant::now();
-    let outcome = solve(instance, solver, &config)?;
+    let mut first = None;
+    let outcome = solve_with_progress(instance, solver, &config, &mut |found| {
+        first.get_or_insert((found.elapsed.as_secs_f64(), found.soc));
+    })?;
     let runtime_s = t.elapsed().as_secs_f64();
     let lb = instance.lower_bound();
+    let ratio = |soc: u64| soc as f64 / lb.max(1) as f64;
     let solution = match outcome {
         SolveOutcome::Solved(s) => {
             s.validate(instance)
@@ -102,8 +135,14 @@ fn run_one(
         runtime_s,
         soc: solution.as_ref().map(|s| s.soc()),
         lb,
-        soc_over_lb: solution.as_ref().map(|s| s.soc() as f64 / lb.max(1) as f64),
+        soc_over_lb: solution.as_ref().map(|s| ratio(s.soc())),
         makespan: solution.as_ref().map(|s| s.makespan()),
+        first_solution_s: first.map(|f| f.0),
+        first_soc_over_lb: first.map(|f| ratio(f.1)),
+        lacam3_soc_over_lb: LACAM3
+            .iter()
+            .find(|&&(m, k, _)| m == map && k == instance.num_agents())
+            .map(|r| r.2),
     })
 }
 
@@ -160,13 +199,24 @@ pub(crate) fn pp_reference_row(plan: &MapfPlan<'_>) -> anyhow::Result<MapfRow> {
 }
 
 pub(crate) fn table(rows: &[MapfRow]) -> String {
+    let ratio = |r: Option<f64>| r.map_or("-".into(), |s| format!("{s:.4}"));
     let mut out = format!(
-        "{:<28} {:<7} {:>6} {:>7} {:>10} {:>9} {:>9} {:>8}\n",
-        "map", "solver", "agents", "solved", "runtime s", "soc", "lb", "soc/lb"
+        "{:<28} {:<7} {:>6} {:>7} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}\n",
+        "map",
+        "solver",
+        "agents",
+        "solved",
+        "runtime s",
+        "soc",
+        "lb",
+        "soc/lb",
+        "first s",
+        "first/lb",
+        "lacam3"
     );
     for r in rows {
         out += &format!(
-            "{:<28} {:<7} {:>6} {:>7} {:>10.3} {:>9} {:>9} {:>8}\n",
+            "{:<28} {:<7} {:>6} {:>7} {:>10.3} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}\n",
             r.map,
             r.solver,
             r.agents,
@@ -174,7 +224,10 @@ pub(crate) fn table(rows: &[MapfRow]) -> String {
             r.runtime_s,
             r.soc.map_or("-".into(), |s| s.to_string()),
             r.lb,
-            r.soc_over_lb.map_or("-".into(), |s| format!("{s:.4}")),
+            ratio(r.soc_over_lb),
+            r.first_solution_s.map_or("-".into(), |s| format!("{s:.3}")),
+            ratio(r.first_soc_over_lb),
+            ratio(r.lacam3_soc_over_lb),
         );
     }
     out

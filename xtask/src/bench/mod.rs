@@ -126,6 +126,13 @@ pub(crate) struct Args {
     /// MAPF suite: low-level search of pp and cbs (sparse or wavefront).
     #[arg(long, default_value = "sparse")]
     low_level: String,
+    /// MAPF suite: LaCAM stops at its first solution instead of improving it until the limit.
+    #[arg(long)]
+    first_solution: bool,
+    /// MAPF suite: agent counts for every solver (default: 5..60 for cbs, 200,500,1000 for
+    /// anytime lacam, 10..1000 for the rest).
+    #[arg(long = "agents", value_delimiter = ',')]
+    mapf_agents: Option<Vec<usize>>,
     /// MAPF suite: seconds per solver run.
     #[arg(long, default_value_t = 10.0)]
     time_limit: f64,
@@ -244,6 +251,8 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
         maps: args.maps.as_deref(),
         time_limit: limit,
         low_level,
+        first_solution: args.first_solution,
+        agents: args.mapf_agents.as_deref(),
     };
     let mut rows = if data.join("maps").is_dir() {
         let progress = progress_bar(args.quiet, mapf::scenarios(&plan)?.len() as u64);

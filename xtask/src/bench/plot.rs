@@ -549,6 +549,9 @@ mod tests {
                         lb: 0,
                         soc_over_lb: None,
                         makespan: None,
+                        first_solution_s: None,
+                        first_soc_over_lb: None,
+                        lacam3_soc_over_lb: None,
                     });
                 }
             }

@@ -52,6 +52,7 @@ def solve_mapf(
     solver: str,
     time_limit: float = 60.0,
     seed: int = 0,
+    first_solution: bool = False,
 ) -> list[list[_RowCol]] | None: ...
 def load_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]: ...
 def load_scen(

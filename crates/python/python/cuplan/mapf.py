@@ -23,6 +23,8 @@ class LimitReached(RuntimeError):
 class _NativeSolver:
     name = ""
 
+    first_solution = False
+
     def __init__(self, time_limit: float = 60.0, seed: int = 0):
         self.time_limit = time_limit
         self.seed = seed
@@ -40,7 +42,13 @@ class _NativeSolver:
         goals = [tuple(map(int, a.goal)) for a in problem.agents]
         try:
             paths = _core.solve_mapf(
-                problem.grid._native, starts, goals, self.name, self.time_limit, self.seed
+                problem.grid._native,
+                starts,
+                goals,
+                self.name,
+                self.time_limit,
+                self.seed,
+                self.first_solution,
             )
         except RuntimeError as error:
             raise LimitReached(str(error)) from None
@@ -68,11 +76,19 @@ class CBS(_NativeSolver):
 
 class LaCAM(_NativeSolver):
     """LaCAM with PIBT as its configuration generator: complete, suboptimal, for thousands
-    of agents.
+    of agents. Anytime by default: after the first solution it keeps improving (LaCAM* and
+    large-neighbourhood refinement) and returns the best one at ``time_limit``, or sooner
+    when LaCAM* proves it optimal.
 
     Args:
-        time_limit: seconds before :class:`LimitReached`.
+        time_limit: seconds before :class:`LimitReached` (with no solution yet) or before the
+            best solution so far is returned.
         seed: seed of the solver's random choices.
+        first_solution: return the first solution instead of improving it.
     """
 
     name = "lacam"
+
+    def __init__(self, time_limit: float = 60.0, seed: int = 0, first_solution: bool = False):
+        super().__init__(time_limit, seed)
+        self.first_solution = first_solution
