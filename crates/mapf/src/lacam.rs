@@ -117,7 +117,9 @@ fn heuristic(config: &[u32], dist: &DistTable) -> u64 {
 }
 
 /// Runs LaCAM (or LaCAM*, by `mode`); in anytime mode every better solution is handed to
-/// `improved` as it is found (the last one handed over is also the one returned).
+/// `improved` as it is found (the last one handed over is also the one returned), with the
+/// bytes left in `budget`; what `improved` returns is set aside from the budget for others
+/// (the refiner's share, claimed at the first solution, once its size is known).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lacam(
     graph: &Graph,
@@ -128,7 +130,7 @@ pub(crate) fn lacam(
     deadline: Deadline,
     mut budget: Budget,
     mode: Mode,
-    improved: &mut dyn FnMut(&[Config]),
+    improved: &mut dyn FnMut(&[Config], u64) -> u64,
 ) -> LacamResult {
     let mut rng = Rng::new(seed);
     let mut restarts = Rng::new(seed ^ 0x005e_ed0f_4e57_a475);
@@ -168,7 +170,9 @@ pub(crate) fn lacam(
             }
             if search.goal.is_none() && *node.config == *goals {
                 search.goal = Some(top);
-                improved(&backtrack(&search.nodes, top));
+                let aside = improved(&backtrack(&search.nodes, top), budget.remaining());
+                // `improved` returns at most what is left, so this cannot fail.
+                let _ = budget.charge("the LNS refiner", aside.min(budget.remaining()));
                 if mode == Mode::FirstSolution {
                     break 'search None;
                 }
@@ -205,7 +209,9 @@ pub(crate) fn lacam(
                 }
                 let pushed_before = search.open.len();
                 if search.rewire(top, known, deadline) {
-                    improved(&backtrack(&search.nodes, search.goal.unwrap_or(0)));
+                    let best = backtrack(&search.nodes, search.goal.unwrap_or(0));
+                    let aside = improved(&best, budget.remaining());
+                    let _ = budget.charge("the LNS refiner", aside.min(budget.remaining()));
                 }
                 let pushed = (search.open.len() - pushed_before) as u64;
                 if let Err(limit) = budget.charge(SEARCH, pushed * EDGE_BYTES) {
@@ -619,7 +625,7 @@ mod tests {
     use cuplan_wavefront::{Backend, DistanceMaps};
 
     use super::*;
-    use crate::util::Distances;
+    use crate::util::{CompactMaps, Distances};
 
     /// The least sum of losses over every conflict-free sequence of joint moves from
     /// `starts` to `goals`: Dijkstra over the whole joint space, independent of LaCAM.
@@ -706,9 +712,11 @@ mod tests {
             {
                 continue; // a goal out of reach: `Instance::new` refuses it
             }
-            let maps = Distances::Narrow(vec![maps]);
-            let dist = DistTable::new(&maps).unwrap();
             let graph = Graph::new(&grid);
+            let mut compact = CompactMaps::new(&graph, goals.len());
+            compact.push(&graph, &maps).unwrap();
+            let maps = Distances::Narrow(compact);
+            let dist = DistTable::new(&maps, &graph).unwrap();
             let starts: Vec<u32> = starts.iter().map(|&c| graph.id(c)).collect();
             let goals: Vec<u32> = goals.iter().map(|&c| graph.id(c)).collect();
             let optimum = optimal_loss(&graph, &starts, &goals);
@@ -722,9 +730,10 @@ mod tests {
                 Deadline::after(std::time::Duration::MAX),
                 Budget::new(u64::MAX),
                 Mode::Anytime,
-                &mut |configs| {
+                &mut |configs, _| {
                     let cost = configs.windows(2).map(|s| loss(&s[0], &s[1], &goals)).sum();
                     reported.push(cost);
+                    0
                 },
             );
             match (result, optimum) {

@@ -20,11 +20,11 @@
 //!   [`SolveOutcome::NoSolution`].
 //!
 //! **How**: every solver reads exact distance-to-goal maps from
-//! [`DistanceMaps::<u16>::build`](cuplan_wavefront::DistanceMaps::build) (`u16`, 2 bytes a
-//! cell and agent; `u32` where a
-//! distance exceeds 65,534 and for the wavefront low level, whose heuristic reads `u32`),
-//! one per agent (goals are distinct, so none is shared), built once per call in chunks of
-//! 64 goals with the deadline checked between chunks. The graph, the maps and what each
+//! [`DistanceMaps::<u16>::build`](cuplan_wavefront::DistanceMaps::build), built in parallel
+//! in chunks of 64 goals with the deadline checked between chunks and gathered into a compact
+//! table of 2 bytes per *free* cell and agent (blocked cells share one slot); `u32` grid maps
+//! where a distance might exceed 65,534 and for the wavefront low level, whose heuristic
+//! reads `u32`. One map per agent (goals are distinct, so none is shared). The graph, the maps and what each
 //! solver grows (CBS's constraint tree, LaCAM's configurations, PP's reservations, every
 //! single-agent search) are charged by estimate to the [`SolverConfig::memory_limit`]
 //! before they are allocated; the dense reservation table and the wavefront's stored planes
@@ -112,7 +112,7 @@ mod util;
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -126,7 +126,7 @@ pub use solution::{Solution, Violation};
 pub use cuplan_grid::{self as grid, Cell, CellPath, Endpoint, Grid, GridError, Scenario};
 
 use limit::{Budget, Halt};
-use util::{DIST_CHUNK, Deadline, DistTable, Distances, Graph, Rng};
+use util::{CompactMaps, DIST_CHUNK, Deadline, DistTable, Distances, Graph, Rng};
 
 /// The available MAPF solvers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -522,7 +522,7 @@ fn solve_within_limits(
     // half of what is left, leaving the search its room.
     if solver == Solver::Pp
         && config.low_level == LowLevel::Sparse
-        && map_bytes(instance.grid(), goals.len(), 2) > budget.remaining() / 2
+        && CompactMaps::bytes_for(&graph, goals.len()) > budget.remaining() / 2
     {
         return lazy_pp(instance, &graph, &starts, &goals, config, deadline, budget);
     }
@@ -531,12 +531,13 @@ fn solve_within_limits(
     let wide = solver != Solver::Lacam && config.low_level == LowLevel::Wavefront;
     let maps = distances(
         instance.grid(),
+        &graph,
         instance.goals(),
         wide,
         deadline,
         &mut budget,
     )?;
-    let dist = DistTable::new(&maps)
+    let dist = DistTable::new(&maps, &graph)
         .ok_or_else(|| internal("distance maps are not one contiguous array"))?;
     let world = || -> Result<layered::World<'_>, Halt> {
         let wide = maps
@@ -616,6 +617,12 @@ fn map_bytes(grid: &Grid, agents: usize, width: u64) -> u64 {
     grid.cell_count() as u64 * agents as u64 * width
 }
 
+/// Bytes of building `goals` distance maps: the `u16` grid maps of one chunk while it is
+/// compacted, and the compact maps.
+fn narrow_bytes(grid: &Grid, graph: &Graph, goals: usize) -> u64 {
+    map_bytes(grid, DIST_CHUNK.min(goals), 2) + CompactMaps::bytes_for(graph, goals)
+}
+
 /// PP (sparse low level) when the distance maps of all agents do not fit the budget: each
 /// agent needs its map only while it is planned, so the maps are built [`DIST_CHUNK`] goals
 /// at a time in planning order and dropped after (a length-ordered priority builds them
@@ -631,8 +638,12 @@ fn lazy_pp(
 ) -> Result<SolveOutcome, Halt> {
     let grid = instance.grid();
     // u32 where a distance might not fit u16 (more free cells than u16 distances).
-    let width = if grid.free_count() < 65_535 { 2 } else { 4 };
-    budget.charge(MAPS, map_bytes(grid, DIST_CHUNK.min(goals.len()), width))?;
+    let chunk = DIST_CHUNK.min(goals.len());
+    if grid.free_count() < 65_535 {
+        budget.charge(MAPS, narrow_bytes(grid, graph, chunk))?;
+    } else {
+        budget.charge(MAPS, map_bytes(grid, chunk, 4))?;
+    }
     let by_length = matches!(
         config.priority,
         PriorityOrder::ShortestFirst | PriorityOrder::LongestFirst
@@ -640,8 +651,10 @@ fn lazy_pp(
     let mut lengths = vec![0; starts.len()];
     if by_length {
         for (first, chunk) in instance.goals().chunks(DIST_CHUNK).enumerate() {
-            let maps = distances(grid, chunk, false, deadline, &mut Budget::new(u64::MAX))?;
-            let dist = DistTable::new(&maps).ok_or_else(|| internal("maps not contiguous"))?;
+            let unlimited = &mut Budget::new(u64::MAX);
+            let maps = distances(grid, graph, chunk, false, deadline, unlimited)?;
+            let dist =
+                DistTable::new(&maps, graph).ok_or_else(|| internal("maps not contiguous"))?;
             for i in 0..chunk.len() {
                 let agent = first * DIST_CHUNK + i;
                 lengths[agent] = dist.get(i, starts[agent]);
@@ -651,6 +664,7 @@ fn lazy_pp(
     let order = priority_order(config, starts.len(), |a| lengths[a]);
     let mut maps = LazyMaps {
         grid,
+        graph,
         goals: instance.goals(),
         order: &order,
         deadline,
@@ -666,6 +680,7 @@ fn lazy_pp(
 /// the caller charged one chunk to the budget.
 struct LazyMaps<'a> {
     grid: &'a Grid,
+    graph: &'a Graph,
     goals: &'a [Cell],
     order: &'a [usize],
     deadline: Deadline,
@@ -689,7 +704,8 @@ impl pp::MapSource for LazyMaps<'_> {
         if slot == usize::MAX {
             return Err(internal("agents planned out of order"));
         }
-        let dist = DistTable::new(chunk).ok_or_else(|| internal("maps not contiguous"))?;
+        let dist =
+            DistTable::new(chunk, self.graph).ok_or_else(|| internal("maps not contiguous"))?;
         Ok(dist.map(slot))
     }
 }
@@ -705,6 +721,7 @@ impl LazyMaps<'_> {
         let goals: Vec<Cell> = agents.iter().map(|&a| self.goals[a]).collect();
         let maps = distances(
             self.grid,
+            self.graph,
             &goals,
             false,
             self.deadline,
@@ -725,44 +742,71 @@ fn internal(reason: &str) -> Halt {
     }))
 }
 
-/// One BFS map per goal, the exact heuristic of every solver: `u16` unless `wide` or a
-/// distance does not fit, charged to `budget` before anything is allocated, built in chunks
+/// One BFS map per goal, the exact heuristic of every solver: compact `u16` unless `wide` or
+/// a distance does not fit, charged to `budget` before anything is allocated, built in chunks
 /// so the deadline is checked between them. Goals are distinct ([`Instance`] checks it), so
 /// no map is built twice.
 fn distances(
     grid: &Grid,
+    graph: &Graph,
     goals: &[Cell],
     wide: bool,
     deadline: Deadline,
     budget: &mut Budget,
 ) -> Result<Distances, Halt> {
-    let cells = grid.cell_count() as u64 * goals.len() as u64;
     if !wide {
-        budget.charge(MAPS, cells * 2)?;
-        match chunked::<u16>(grid, goals, deadline) {
+        let bytes = narrow_bytes(grid, graph, goals.len());
+        budget.charge(MAPS, bytes)?;
+        match compact(grid, graph, goals, deadline) {
             Err(Halt::Error(MapfError::Wavefront(WavefrontError::DistanceOverflow { .. }))) => {
                 // Paths longer than 65,534 moves (huge mazes): u32 maps instead.
-                budget.release(cells * 2);
+                budget.release(bytes);
             }
+            // The chunk compacted last is gone, but its bytes stay charged: a little slack
+            // (one chunk against all the maps) for a budget that never undercounts.
             narrow => return narrow.map(Distances::Narrow),
         }
     }
-    budget.charge(MAPS, cells * 4)?;
-    chunked::<u32>(grid, goals, deadline).map(Distances::Wide)
+    budget.charge(MAPS, map_bytes(grid, goals.len(), 4))?;
+    chunked(grid, goals, deadline).map(Distances::Wide)
 }
 
-/// [`DistanceMaps::build`] over chunks of [`DIST_CHUNK`] goals, the deadline checked between chunks.
-fn chunked<D: cuplan_wavefront::Distance>(
+/// Compact `u16` maps, one [`DIST_CHUNK`] of grid maps at a time, the deadline checked
+/// between chunks.
+fn compact(
+    grid: &Grid,
+    graph: &Graph,
+    goals: &[Cell],
+    deadline: Deadline,
+) -> Result<CompactMaps, Halt> {
+    let mut maps = CompactMaps::new(graph, goals.len());
+    for chunk in goals.chunks(DIST_CHUNK) {
+        if deadline.passed() {
+            return Err(deadline.reached().into());
+        }
+        let chunk =
+            DistanceMaps::<u16>::build(grid, chunk, Backend::Auto).map_err(MapfError::from)?;
+        maps.push(graph, &chunk)
+            .ok_or_else(|| internal("distance maps are not one contiguous array"))?;
+    }
+    if deadline.passed() {
+        return Err(deadline.reached().into());
+    }
+    Ok(maps)
+}
+
+/// `u32` grid maps over chunks of [`DIST_CHUNK`] goals, the deadline checked between chunks.
+fn chunked(
     grid: &Grid,
     goals: &[Cell],
     deadline: Deadline,
-) -> Result<Vec<DistanceMaps<D>>, Halt> {
+) -> Result<Vec<DistanceMaps<u32>>, Halt> {
     let mut maps = Vec::with_capacity(goals.len().div_ceil(DIST_CHUNK));
     for chunk in goals.chunks(DIST_CHUNK) {
         if deadline.passed() {
             return Err(deadline.reached().into());
         }
-        maps.push(DistanceMaps::<D>::build(grid, chunk, Backend::Auto).map_err(MapfError::from)?);
+        maps.push(DistanceMaps::<u32>::build(grid, chunk, Backend::Auto).map_err(MapfError::from)?);
     }
     if deadline.passed() {
         return Err(deadline.reached().into());
@@ -795,6 +839,9 @@ struct Shared {
     wake: Condvar,
     /// LaCAM has ended with nothing left to improve: proven optimal, or no solution at all.
     finished: AtomicBool,
+    /// The refiner's memory budget, set aside from LaCAM's at the first solution (stored
+    /// before the first solution is offered).
+    refiner_bytes: AtomicU64,
     started: Instant,
 }
 
@@ -841,9 +888,11 @@ impl Shared {
 
 /// LaCAM, in a thread whose stack grows with the number of agents (PIBT's priority
 /// inheritance recurses once per agent in a push chain); anytime, with the LNS refiner on a
-/// second thread, both improving one shared best solution until the deadline. The refiner
-/// gets a quarter of the memory left, LaCAM* the rest; reaching either budget after the first
-/// solution just ends that thread's improving.
+/// second thread, both improving one shared best solution until the deadline. LaCAM has the
+/// whole budget up to its first solution; then it sets aside what the refiner needs for that
+/// solution (its path table and one capped search; later solutions are smaller) and LaCAM*
+/// goes on with the rest. Reaching either budget after the first solution just ends that
+/// thread's improving.
 fn run_lacam(
     problem: &Problem<'_>,
     config: &SolverConfig,
@@ -858,28 +907,31 @@ fn run_lacam(
     } else {
         lacam::Mode::FirstSolution
     };
-    let (search_budget, refine_budget) = if anytime {
-        let quarter = budget.remaining() / 4;
-        let mut search = budget;
-        // Cannot fail: a quarter of what is left fits.
-        let _ = search.charge("the LNS refiner", quarter);
-        (search, Budget::new(quarter))
-    } else {
-        (budget, Budget::new(0))
-    };
     let shared = Shared {
         best: Mutex::new(None),
         wake: Condvar::new(),
         finished: AtomicBool::new(false),
+        refiner_bytes: AtomicU64::new(0),
         started,
     };
     let (progress, reports) = mpsc::channel::<Improvement>();
     let search = |progress: mpsc::Sender<Improvement>| {
         let mut found = 0;
-        let mut improved = |configs: &[Arc<[u32]>]| {
+        let mut improved = |configs: &[lacam::Config], left: u64| {
             let by = if found == 0 { "lacam" } else { "lacam*" };
+            let paths = vertex_paths(configs);
+            // The refiner's share, set aside before it can see the solution it will index.
+            let aside = if anytime && found == 0 {
+                let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
+                let bytes = refiner_bytes(problem.graph, states).min(left);
+                shared.refiner_bytes.store(bytes, Ordering::Release);
+                bytes
+            } else {
+                0
+            };
             found += 1;
-            shared.offer(vertex_paths(configs), by, &progress);
+            shared.offer(paths, by, &progress);
+            aside
         };
         let p = problem;
         let result = lacam::lacam(
@@ -889,7 +941,7 @@ fn run_lacam(
             p.goals,
             config.seed,
             deadline,
-            search_budget,
+            budget,
             mode,
             &mut improved,
         );
@@ -909,16 +961,7 @@ fn run_lacam(
         let refiner = (anytime && searcher.is_ok()).then(|| {
             let progress = progress.clone();
             let shared = &shared;
-            scope.spawn(move || {
-                refine_until(
-                    problem,
-                    config.seed,
-                    deadline,
-                    refine_budget,
-                    shared,
-                    &progress,
-                )
-            })
+            scope.spawn(move || refine_until(problem, config.seed, deadline, shared, &progress))
         });
         let inline = match &searcher {
             Ok(_) => None,
@@ -955,49 +998,57 @@ fn run_lacam(
     }
 }
 
+/// Bytes the refiner needs for a solution of `states` path states: its path table, the copy
+/// of the paths each improvement hands over, and one capped search.
+fn refiner_bytes(graph: &Graph, states: u64) -> u64 {
+    refine::PathTable::bytes_for(graph.len(), states) + 8 * states + refine::SEARCH_BYTES
+}
+
 /// The refiner's thread: waits for LaCAM's first solution, then runs LNS steps on the best
-/// solution (adopting LaCAM*'s whenever it is better) until the deadline, a budget, or LaCAM
-/// having proven its best optimal.
+/// solution (adopting LaCAM*'s whenever it is better) until the deadline, its budget (set
+/// aside by LaCAM at the first solution), or LaCAM having proven its best optimal.
 fn refine_until(
     problem: &Problem<'_>,
     seed: u64,
     deadline: Deadline,
-    mut budget: Budget,
     shared: &Shared,
     progress: &mpsc::Sender<Improvement>,
 ) {
     let Some((paths, mut seen)) = first_solution(shared, deadline) else {
         return;
     };
+    let mut budget = Budget::new(shared.refiner_bytes.load(Ordering::Acquire));
     let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
-    // The table, and the copy of the paths each improvement hands over.
-    if budget
-        .charge(
-            "the LNS refiner",
-            refine::PathTable::bytes_for(states) + 8 * states,
-        )
-        .is_err()
-    {
+    let table = refiner_bytes(problem.graph, states) - refine::SEARCH_BYTES;
+    if budget.charge("the LNS refiner", table).is_err() {
         return;
     }
     let p = problem;
     let fresh = |paths| refine::Lns::new(p.graph, p.dist, p.starts, p.goals, paths, seed ^ 0x9e37);
-    let mut lns = fresh(paths);
-    while !deadline.passed() && !shared.finished() {
-        {
-            let best = shared.best.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(best) = best.as_ref()
-                && best.version != seen
-            {
-                seen = best.version;
-                if best.soc < lns.soc() {
-                    lns = fresh(best.paths.clone());
-                }
-            }
+    let mut lns = Some(fresh(paths));
+    while let Some(current) = lns.as_mut() {
+        if deadline.passed() || shared.finished() {
+            break;
         }
-        match lns.step(deadline, &budget) {
+        let adopt = {
+            let best = shared.best.lock().unwrap_or_else(|e| e.into_inner());
+            match best.as_ref() {
+                Some(best) if best.version != seen => {
+                    seen = best.version;
+                    (best.soc < current.soc()).then(|| best.paths.clone())
+                }
+                _ => None,
+            }
+        };
+        if let Some(paths) = adopt {
+            // The old table goes before the new one is built: the budget holds one.
+            drop(lns.take());
+            lns = Some(fresh(paths));
+            continue;
+        }
+        match current.step(deadline, &budget) {
             refine::Step::Improved => {
-                if let Some(version) = shared.offer(lns.paths().to_vec(), "lns", progress) {
+                if let Some(version) = shared.offer(current.paths().to_vec(), "lns", progress) {
                     seen = version;
                 }
             }

@@ -298,7 +298,7 @@ fn plan_layered(
     first: u32,
     budget: Budget,
 ) -> Result<Vec<Vec<u32>>, PpFailure> {
-    let free_cells = world.graph.free.iter().filter(|&&f| f).count() as u32;
+    let free_cells = world.graph.free_count();
     let mut table =
         DenseReservations::new(world.grid, first, &budget).map_err(PpFailure::Halted)?;
     let mut paths = vec![Vec::new(); starts.len()];

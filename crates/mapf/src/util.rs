@@ -1,11 +1,11 @@
 //! Small shared internals: the compact 4-connected graph, BFS distance tables, a fast hasher
 //! and a seeded generator. Nothing here is public; every solver builds on it.
 
-use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
 use cuplan_grid::{Cell, Grid};
 use cuplan_wavefront::{DistanceMaps, UNREACHABLE_U16};
+use rayon::prelude::*;
 
 use crate::Limit;
 
@@ -18,12 +18,15 @@ pub(crate) const FAR: u32 = u32::MAX;
 /// The free cells of a grid as a 4-connected graph on row-major indices (`y * width + x`).
 ///
 /// *Invariant*: `nbrs[v]` lists the free 4-neighbours of a free `v` (N, E, S, W order), padded
-/// with [`NONE`]; blocked cells have no neighbours.
+/// with [`NONE`]; blocked cells have no neighbours. `rank[v]` numbers the free cells
+/// `0..free_count` in row-major order and gives every blocked cell `free_count`.
 #[derive(Debug, Clone)]
 pub(crate) struct Graph {
     pub(crate) width: u32,
     pub(crate) nbrs: Vec<[u32; 4]>,
     pub(crate) free: Vec<bool>,
+    rank: Vec<u32>,
+    free_count: u32,
 }
 
 impl Graph {
@@ -32,13 +35,17 @@ impl Graph {
         let n = grid.cell_count();
         let mut free = vec![false; n];
         let mut nbrs = vec![[NONE; 4]; n];
+        let mut rank = vec![0; n];
+        let mut free_count = 0;
         for y in 0..h {
             for x in 0..w {
                 let cell = Cell::new(x, y);
                 let v = grid.index(cell).get();
+                rank[v] = free_count;
                 if !grid.is_free(cell) {
                     continue;
                 }
+                free_count += 1;
                 free[v] = true;
                 for (k, c) in grid.neighbours4(cell).enumerate() {
                     // Fits a u32: `Instance::new` refuses grids of `NONE` cells or more.
@@ -46,10 +53,18 @@ impl Graph {
                 }
             }
         }
+        // Blocked cells share the slot after the last free cell.
+        for (v, r) in rank.iter_mut().enumerate() {
+            if !free[v] {
+                *r = free_count;
+            }
+        }
         Graph {
             width: w,
             nbrs,
             free,
+            rank,
+            free_count,
         }
     }
 
@@ -57,9 +72,13 @@ impl Graph {
         self.free.len()
     }
 
-    /// Heap bytes of the graph of `grid` (charged to the memory budget: 17 bytes a cell).
+    /// Heap bytes of the graph of `grid` (charged to the memory budget: 21 bytes a cell).
     pub(crate) fn bytes_for(grid: &Grid) -> u64 {
-        grid.cell_count() as u64 * (std::mem::size_of::<[u32; 4]>() + 1) as u64
+        grid.cell_count() as u64 * (std::mem::size_of::<[u32; 4]>() + 1 + 4) as u64
+    }
+
+    pub(crate) fn free_count(&self) -> u32 {
+        self.free_count
     }
 
     #[inline]
@@ -108,12 +127,13 @@ impl Graph {
 pub(crate) const DIST_CHUNK: usize = 64;
 
 /// The distance maps of one solve, one per agent's goal (goals are distinct, so no two agents
-/// share one), in chunks of [`DIST_CHUNK`] goals: `u16` where every distance fits (half the
-/// memory), `u32` where one may not, or where the wavefront low level needs them as its
-/// heuristic (it reads `u32` maps).
+/// share one): `u16` over the free cells only where every distance fits (the compact form:
+/// 2 bytes a free cell), `u32` over the whole grid where one may not, or where the wavefront
+/// low level needs them as its heuristic (it reads `u32` grid maps), in chunks of
+/// [`DIST_CHUNK`] goals.
 #[derive(Debug)]
 pub(crate) enum Distances {
-    Narrow(Vec<DistanceMaps<u16>>),
+    Narrow(CompactMaps),
     Wide(Vec<DistanceMaps<u32>>),
 }
 
@@ -127,10 +147,62 @@ impl Distances {
     }
 }
 
+/// `u16` distance maps indexed by [`Graph`] rank rather than by cell, one after another.
+///
+/// *Invariant*: every map has `free_count + 1` entries, the last [`UNREACHABLE_U16`], the slot
+/// that every blocked cell ranks to, so a lookup needs no branch for blocked cells.
+#[derive(Debug)]
+pub(crate) struct CompactMaps {
+    data: Vec<u16>,
+    stride: usize,
+}
+
+impl CompactMaps {
+    pub(crate) fn new(graph: &Graph, goals: usize) -> CompactMaps {
+        let stride = graph.free_count as usize + 1;
+        CompactMaps {
+            data: Vec::with_capacity(stride * goals),
+            stride,
+        }
+    }
+
+    /// Heap bytes of `goals` compact maps of `graph`.
+    pub(crate) fn bytes_for(graph: &Graph, goals: usize) -> u64 {
+        (graph.free_count as u64 + 1) * goals as u64 * 2
+    }
+
+    /// Appends the maps of `chunk` (grid maps of `graph`'s grid), gathering the free cells
+    /// of each map in parallel; `None` if the chunk is not one contiguous array.
+    pub(crate) fn push(&mut self, graph: &Graph, chunk: &DistanceMaps<u16>) -> Option<()> {
+        let (goals, cells) = (chunk.len(), graph.len());
+        let source = chunk.as_array().as_slice()?;
+        let start = self.data.len();
+        self.data
+            .resize(start + goals * self.stride, UNREACHABLE_U16);
+        self.data[start..]
+            .par_chunks_mut(self.stride)
+            .zip(source.par_chunks(cells))
+            .for_each(|(out, map)| {
+                let mut k = 0;
+                for (&d, &free) in map.iter().zip(&graph.free) {
+                    if free {
+                        out[k] = d;
+                        k += 1;
+                    }
+                }
+            });
+        Some(())
+    }
+}
+
 /// One agent's distance map as the solvers read it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum MapView<'a> {
-    Narrow(&'a [u16]),
+    /// A compact map and the ranks that index it.
+    Narrow {
+        map: &'a [u16],
+        rank: &'a [u32],
+    },
     Wide(&'a [u32]),
 }
 
@@ -139,10 +211,7 @@ impl MapView<'_> {
     #[inline]
     pub(crate) fn at(self, v: u32) -> u32 {
         match self {
-            MapView::Narrow(map) => match map[v as usize] {
-                UNREACHABLE_U16 => FAR,
-                d => u32::from(d),
-            },
+            MapView::Narrow { map, rank } => widen(map[rank[v as usize] as usize]),
             MapView::Wide(map) => map[v as usize],
         }
     }
@@ -151,7 +220,7 @@ impl MapView<'_> {
     /// this far, which bounds how long a path may need once the rules stop depending on time.
     pub(crate) fn max_finite(self) -> u32 {
         match self {
-            MapView::Narrow(map) => map
+            MapView::Narrow { map, .. } => map
                 .iter()
                 .copied()
                 .filter(|&d| d != UNREACHABLE_U16)
@@ -162,111 +231,80 @@ impl MapView<'_> {
     }
 }
 
-/// One exact distance-to-goal table per agent: borrowed row-major views of the
-/// [`Distances`] built once per solve (agent `i` is map `i %` [`DIST_CHUNK`] of chunk `i /`
+#[inline]
+fn widen(d: u16) -> u32 {
+    match d {
+        UNREACHABLE_U16 => FAR,
+        d => u32::from(d),
+    }
+}
+
+/// One exact distance-to-goal table per agent: borrowed views of the [`Distances`] built once
+/// per solve (agent `i` is compact map `i`, or map `i %` [`DIST_CHUNK`] of wide chunk `i /`
 /// [`DIST_CHUNK`]), so lookups are plain slice reads.
 #[derive(Debug, Clone)]
-pub(crate) struct DistTable<'a> {
-    chunks: Vec<MapView<'a>>,
-    cells: usize,
+pub(crate) enum DistTable<'a> {
+    Narrow {
+        data: &'a [u16],
+        stride: usize,
+        rank: &'a [u32],
+    },
+    Wide {
+        chunks: Vec<&'a [u32]>,
+        cells: usize,
+    },
 }
 
 impl<'a> DistTable<'a> {
-    /// The view of `maps`; `None` if an array is not contiguous.
-    pub(crate) fn new(maps: &'a Distances) -> Option<DistTable<'a>> {
-        let (cells, chunks) = match maps {
-            Distances::Narrow(chunks) => (
-                chunks.first().map_or(0, |m| m.dims().0 * m.dims().1),
-                chunks
+    /// The view of `maps`, built for `graph`; `None` if a wide array is not contiguous.
+    pub(crate) fn new(maps: &'a Distances, graph: &'a Graph) -> Option<DistTable<'a>> {
+        Some(match maps {
+            Distances::Narrow(compact) => DistTable::Narrow {
+                data: &compact.data,
+                stride: compact.stride,
+                rank: &graph.rank,
+            },
+            Distances::Wide(chunks) => DistTable::Wide {
+                cells: chunks.first().map_or(0, |m| m.dims().0 * m.dims().1),
+                chunks: chunks
                     .iter()
-                    .map(|m| m.as_array().as_slice().map(MapView::Narrow))
+                    .map(|m| m.as_array().as_slice())
                     .collect::<Option<Vec<_>>>()?,
-            ),
-            Distances::Wide(chunks) => (
-                chunks.first().map_or(0, |m| m.dims().0 * m.dims().1),
-                chunks
-                    .iter()
-                    .map(|m| m.as_array().as_slice().map(MapView::Wide))
-                    .collect::<Option<Vec<_>>>()?,
-            ),
-        };
-        Some(DistTable { chunks, cells })
+            },
+        })
     }
 
     #[inline]
     pub(crate) fn get(&self, agent: usize, v: u32) -> u32 {
-        let offset = (agent % DIST_CHUNK) * self.cells + v as usize;
-        match self.chunks[agent / DIST_CHUNK] {
-            MapView::Narrow(chunk) => match chunk[offset] {
-                UNREACHABLE_U16 => FAR,
-                d => u32::from(d),
-            },
-            MapView::Wide(chunk) => chunk[offset],
+        match self {
+            DistTable::Narrow { data, stride, rank } => {
+                widen(data[agent * stride + rank[v as usize] as usize])
+            }
+            DistTable::Wide { chunks, cells } => {
+                chunks[agent / DIST_CHUNK][(agent % DIST_CHUNK) * cells + v as usize]
+            }
         }
     }
 
     pub(crate) fn map(&self, agent: usize) -> MapView<'a> {
-        let range = (agent % DIST_CHUNK) * self.cells..(agent % DIST_CHUNK + 1) * self.cells;
-        match self.chunks[agent / DIST_CHUNK] {
-            MapView::Narrow(chunk) => MapView::Narrow(&chunk[range]),
-            MapView::Wide(chunk) => MapView::Wide(&chunk[range]),
+        match self {
+            DistTable::Narrow { data, stride, rank } => MapView::Narrow {
+                map: &data[agent * stride..(agent + 1) * stride],
+                rank,
+            },
+            DistTable::Wide { chunks, cells } => {
+                let first = (agent % DIST_CHUNK) * cells;
+                MapView::Wide(&chunks[agent / DIST_CHUNK][first..first + cells])
+            }
         }
     }
 }
 
-/// FxHash (the rustc hasher): fast and deterministic, fine for integer keys.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct FxHasher {
-    hash: u64,
-}
-
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(c);
-            self.add(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-/// Hash maps and sets keyed by small integers or configurations.
-pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
-pub(crate) type FxHashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
-pub(crate) type FxHashSet<K> = std::collections::HashSet<K, FxBuild>;
+/// Hash maps and sets keyed by small integers or configurations: `rustc-hash`'s FxHash,
+/// fast and deterministic. (A bare multiplicative hash without its final rotation puts keys
+/// that differ only in high bits, such as `cell << 32 | t`, in the same bucket.)
+pub(crate) type FxHashMap<K, V> = rustc_hash::FxHashMap<K, V>;
+pub(crate) type FxHashSet<K> = rustc_hash::FxHashSet<K>;
 
 /// SplitMix64: a tiny seeded generator, so runs are reproducible without a dependency.
 #[derive(Debug, Clone)]

@@ -13,11 +13,23 @@ use cuplan_mapf::{
     DEFAULT_MEMORY_LIMIT, Instance, Limit, LowLevel, SolveOutcome, Solver, SolverConfig, solve,
 };
 
-/// Bytes of the map graph and the `u16` distance maps of `instance`: what every solve
-/// charges before its search starts (17 bytes a cell, and 2 bytes a cell per agent).
-fn fixed_bytes(instance: &Instance) -> u64 {
+/// Bytes of the map graph: 21 a cell.
+fn graph_bytes(instance: &Instance) -> u64 {
+    instance.grid().cell_count() as u64 * 21
+}
+
+/// Bytes of building `goals` compact `u16` distance maps: one chunk of 64 grid maps (2 bytes
+/// a cell) and the compact maps (2 bytes a free cell, plus one slot).
+fn narrow_bytes(instance: &Instance, goals: usize) -> u64 {
     let cells = instance.grid().cell_count() as u64;
-    cells * 17 + cells * 2 * instance.goals().len() as u64
+    let free = instance.grid().free_count();
+    cells * 2 * goals.min(64) as u64 + (free + 1) * 2 * goals as u64
+}
+
+/// Bytes of the map graph and the distance maps of `instance`: what every solve charges
+/// before its search starts.
+fn fixed_bytes(instance: &Instance) -> u64 {
+    graph_bytes(instance) + narrow_bytes(instance, instance.goals().len())
 }
 
 /// LaCAM stops at its first solution: anytime LaCAM would use the whole time limit.
@@ -109,7 +121,9 @@ fn a_search_over_the_budget_is_a_memory_limit_for_every_solver() {
         // The wavefront low level keeps u32 maps: give it the difference too.
         let wide = match low_level {
             LowLevel::Wavefront => {
-                fixed_bytes(&instance) - instance.grid().cell_count() as u64 * 17
+                let cells = instance.grid().cell_count() as u64;
+                let agents = instance.goals().len();
+                cells * 4 * agents as u64 - narrow_bytes(&instance, agents)
             }
             _ => 0,
         };
@@ -188,9 +202,8 @@ fn pp_builds_its_maps_a_chunk_at_a_time_when_they_do_not_fit() {
     let instance = (0..)
         .find_map(|seed| common::random_instance(48, 48, 5, 200, seed))
         .unwrap();
-    let cells = instance.grid().cell_count() as u64;
     // The graph, one chunk of 64 maps and room for the search; not all 200 maps.
-    let budget = cells * 17 + 64 * cells * 2 + (300 << 10);
+    let budget = graph_bytes(&instance) + narrow_bytes(&instance, 64) + (300 << 10);
     assert!(budget < fixed_bytes(&instance));
     let lacam = solve(&instance, Solver::Lacam, &with_memory(budget)).unwrap();
     assert_eq!(memory_limit_what(lacam), "the distance maps");

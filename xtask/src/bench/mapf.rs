@@ -32,6 +32,11 @@ pub(crate) struct MapfRow {
     pub(crate) first_soc_over_lb: Option<f64>,
     /// lacam3's anytime SoC / LB at 10 s on this map and agent count, where measured.
     pub(crate) lacam3_soc_over_lb: Option<f64>,
+    /// Every improvement as `(seconds, SoC / LB)`, first solution first.
+    pub(crate) curve: Vec<(f64, f64)>,
+    /// Peak resident memory of the run (the crowd case only: it runs with the process's
+    /// peak reset first).
+    pub(crate) peak_rss_mib: Option<f64>,
 }
 
 /// lacam3 (Okumura, AAMAS 2024) anytime at a 10 s limit, first `k` agents of the `-random-1`
@@ -55,6 +60,8 @@ pub(crate) struct MapfPlan<'a> {
     pub(crate) first_solution: bool,
     /// Agent counts for every solver instead of the defaults.
     pub(crate) agents: Option<&'a [usize]>,
+    /// Memory budget of every run, in bytes.
+    pub(crate) memory_limit: u64,
 }
 
 /// Agent counts tried per solver; each series stops at the first failure. Anytime LaCAM
@@ -109,15 +116,19 @@ fn run_one(
     let config = SolverConfig::default()
         .with_time_limit(plan.time_limit)
         .with_low_level(plan.low_level)
-        .with_first_solution(plan.first_solution);
-    let t = Instant::now();
-    let mut first = None;
-    let outcome = solve_with_progress(instance, solver, &config, &mut |found| {
-        first.get_or_insert((found.elapsed.as_secs_f64(), found.soc));
-    })?;
-    let runtime_s = t.elapsed().as_secs_f64();
+        .with_first_solution(plan.first_solution)
+        .with_memory_limit(plan.memory_limit);
     let lb = instance.lower_bound();
     let ratio = |soc: u64| soc as f64 / lb.max(1) as f64;
+    let t = Instant::now();
+    let mut first = None;
+    let mut curve = Vec::new();
+    let outcome = solve_with_progress(instance, solver, &config, &mut |found| {
+        let at = found.elapsed.as_secs_f64();
+        first.get_or_insert((at, found.soc));
+        curve.push((at, ratio(found.soc)));
+    })?;
+    let runtime_s = t.elapsed().as_secs_f64();
     let solution = match outcome {
         SolveOutcome::Solved(s) => {
             s.validate(instance)
@@ -143,7 +154,110 @@ fn run_one(
             .iter()
             .find(|&&(m, k, _)| m == map && k == instance.num_agents())
             .map(|r| r.2),
+        curve,
+        peak_rss_mib: None,
     })
+}
+
+/// The map of issue 21's crowd case, which has no scenario: agents at random cells.
+pub(crate) const CROWD_MAP: &str = "warehouse-20-40-10-2-2";
+
+/// Memory budget of the crowd case's solver: issue 21's ceiling for the whole process is
+/// 1 GB, and the process holds the grid, the instance and the allocator's slack beside what
+/// the solver charges, so the solver gets 940 MiB (986 MB). Below ~930 MiB the refiner's
+/// share no longer fits beside the maps and LaCAM's first search, and nothing improves.
+pub(crate) const CROWD_MEMORY: u64 = 940 << 20;
+
+/// The crowd case: `agents` agents at seeded random distinct cells of the largest component
+/// of [`CROWD_MAP`], one anytime LaCAM run of `time_limit` within [`CROWD_MEMORY`], with its
+/// peak resident memory. `None` when the map is not in the data.
+pub(crate) fn crowd_row(
+    plan: &MapfPlan<'_>,
+    agents: usize,
+    time_limit: Duration,
+) -> anyhow::Result<Option<MapfRow>> {
+    let path = plan.data.join("maps").join(format!("{CROWD_MAP}.map"));
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let grid = Arc::new(cuplan::grid::Grid::read_movingai(&path)?);
+    let instance = random_instance(grid, agents, 21)?;
+    let plan = MapfPlan {
+        time_limit,
+        memory_limit: CROWD_MEMORY,
+        ..*plan
+    };
+    let reset = peak_rss::reset();
+    let mut row = run_one(
+        &instance,
+        Solver::Lacam,
+        &plan,
+        CROWD_MAP,
+        &format!("{agents} random agents"),
+    )?;
+    row.peak_rss_mib = reset.ok().and_then(|()| peak_rss::mib());
+    Ok(Some(row))
+}
+
+/// `agents` agents on `grid` with distinct starts and distinct goals drawn from its largest
+/// component, seeded.
+fn random_instance(
+    grid: Arc<cuplan::grid::Grid>,
+    agents: usize,
+    seed: u64,
+) -> anyhow::Result<Instance> {
+    let largest = grid.components().largest();
+    let mut free: Vec<Cell> = (0..grid.height())
+        .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
+        .filter(|&c| largest.is_some() && grid.components().of(&grid, c) == largest)
+        .collect();
+    anyhow::ensure!(
+        free.len() >= 2 * agents,
+        "{agents} agents need {} free cells, the largest component has {}",
+        2 * agents,
+        free.len()
+    );
+    free.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let starts = free[..agents].to_vec();
+    let goals = free[agents..2 * agents].to_vec();
+    Ok(Instance::new(grid, starts, goals)?)
+}
+
+/// The crowd row in words: time to the first solution, peak memory and the anytime curve.
+pub(crate) fn crowd_report(row: &MapfRow) -> String {
+    let mut out = format!(
+        "crowd: {} {}: first solution {} s, peak RSS {} MiB; SoC/LB by time:",
+        row.map,
+        row.scen,
+        row.first_solution_s
+            .map_or("-".into(), |s| format!("{s:.2}")),
+        row.peak_rss_mib.map_or("-".into(), |m| format!("{m:.0}")),
+    );
+    for (at, ratio) in &row.curve {
+        out += &format!(" {at:.1}s:{ratio:.4}");
+    }
+    out
+}
+
+/// The process's peak resident set (Linux `VmHWM`), reset through `/proc/self/clear_refs` so
+/// one case can be measured inside a longer run.
+mod peak_rss {
+    pub(super) fn reset() -> std::io::Result<()> {
+        std::fs::write("/proc/self/clear_refs", "5")
+    }
+
+    pub(super) fn mib() -> Option<f64> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))?
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kib / 1024.0)
+    }
 }
 
 /// `(map, scen)` pairs: each map with its `-random-1` scenario.
@@ -179,16 +293,7 @@ fn name(p: &Path) -> String {
 /// The published Python cuplan figure's setting: 128 agents on a 64² map with 5 % obstacles.
 pub(crate) fn pp_reference_row(plan: &MapfPlan<'_>) -> anyhow::Result<MapfRow> {
     let grid = Arc::new(generate::random(64, 64, 0.05, 11)?);
-    let largest = grid.components().largest();
-    let mut free: Vec<Cell> = (0..64)
-        .flat_map(|y| (0..64).map(move |x| Cell::new(x, y)))
-        .filter(|&c| grid.components().of(&grid, c) == largest && largest.is_some())
-        .collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    free.shuffle(&mut rng);
-    let starts = free[..128].to_vec();
-    let goals = free[128..256].to_vec();
-    let instance = Instance::new(grid, starts, goals)?;
+    let instance = random_instance(grid, 128, 5)?;
     run_one(
         &instance,
         Solver::Pp,

@@ -133,6 +133,13 @@ pub(crate) struct Args {
     /// anytime lacam, 10..1000 for the rest).
     #[arg(long = "agents", value_delimiter = ',')]
     mapf_agents: Option<Vec<usize>>,
+    /// MAPF suite: agents of the crowd case (anytime LaCAM on warehouse-20-40-10-2-2, agents
+    /// at random cells, peak memory measured); 0 skips it.
+    #[arg(long, default_value_t = 10_000)]
+    crowd: usize,
+    /// MAPF suite: seconds of the crowd case.
+    #[arg(long, default_value_t = 60.0)]
+    crowd_time_limit: f64,
     /// MAPF suite: seconds per solver run.
     #[arg(long, default_value_t = 10.0)]
     time_limit: f64,
@@ -253,6 +260,7 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
         low_level,
         first_solution: args.first_solution,
         agents: args.mapf_agents.as_deref(),
+        memory_limit: cuplan::mapf::DEFAULT_MEMORY_LIMIT,
     };
     let mut rows = if data.join("maps").is_dir() {
         let progress = progress_bar(args.quiet, mapf::scenarios(&plan)?.len() as u64);
@@ -269,6 +277,17 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)?;
     // The plot covers the benchmark maps only, not the generated PP comparison below.
     plot::success_plot(&rows, &args.out)?;
+    let crowd_wanted = args
+        .maps
+        .as_ref()
+        .is_none_or(|m| m.iter().any(|m| m == mapf::CROWD_MAP));
+    if args.crowd > 0 && crowd_wanted && solvers.contains(&cuplan::mapf::Solver::Lacam) {
+        let limit = std::time::Duration::from_secs_f64(args.crowd_time_limit);
+        if let Some(row) = mapf::crowd_row(&plan, args.crowd, limit)? {
+            println!("{}", mapf::crowd_report(&row));
+            rows.push(row);
+        }
+    }
     if solvers.contains(&cuplan::mapf::Solver::Pp) {
         rows.push(mapf::pp_reference_row(&plan)?);
     }

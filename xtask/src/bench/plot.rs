@@ -552,6 +552,8 @@ mod tests {
                         first_solution_s: None,
                         first_soc_over_lb: None,
                         lacam3_soc_over_lb: None,
+                        curve: Vec::new(),
+                        peak_rss_mib: None,
                     });
                 }
             }
