@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::Limit;
 use crate::limit::Budget;
+use crate::scatter::Scatter;
 use crate::util::{Deadline, DistTable, FxHashMap, Graph, NONE, Rng, drop_in_background};
 
 /// LaCAM's search memory (configurations, their priorities and orders, the explored table,
@@ -116,25 +117,67 @@ fn heuristic(config: &[u32], dist: &DistTable) -> u64 {
         .sum()
 }
 
-/// Runs LaCAM (or LaCAM*, by `mode`); in anytime mode every better solution is handed to
-/// `improved` as it is found (the last one handed over is also the one returned), with the
-/// bytes left in `budget`; what `improved` returns is set aside from the budget for others
-/// (the refiner's share, claimed at the first solution, once its size is known).
+/// What the caller of [`lacam`] answers to a better solution.
+pub(crate) struct Handoff {
+    /// Bytes to set aside from LaCAM's budget for good (the refiner's share).
+    pub(crate) aside: u64,
+    /// End the search now with this solution (not proven optimal), e.g. to restart it with
+    /// SUO hints.
+    pub(crate) stop: bool,
+}
+
+/// Runs LaCAM (or LaCAM*, by `mode`), its PIBT preferring `scatter`'s hints when given; in
+/// anytime mode every better solution is handed to `improved` as it is found (the last one
+/// handed over is also the one returned), with the bytes left in `budget`. What the search
+/// charges to `budget` is given back when it returns; what `improved` sets aside is not.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lacam(
     graph: &Graph,
     dist: &DistTable,
     starts: &[u32],
     goals: &[u32],
+    scatter: Option<&Scatter>,
     seed: u64,
     deadline: Deadline,
-    mut budget: Budget,
+    budget: &mut Budget,
     mode: Mode,
-    improved: &mut dyn FnMut(&[Config], u64) -> u64,
+    improved: &mut dyn FnMut(&[Config], u64) -> Handoff,
+) -> LacamResult {
+    let free_before = budget.remaining();
+    let mut aside = 0;
+    let result = search(
+        graph, dist, starts, goals, scatter, seed, deadline, budget, &mut aside, mode, improved,
+    );
+    budget.release(free_before - budget.remaining() - aside);
+    result
+}
+
+/// [`lacam`]'s search; what `improved` sets aside is summed into `aside`.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    graph: &Graph,
+    dist: &DistTable,
+    starts: &[u32],
+    goals: &[u32],
+    scatter: Option<&Scatter>,
+    seed: u64,
+    deadline: Deadline,
+    budget: &mut Budget,
+    aside: &mut u64,
+    mode: Mode,
+    improved: &mut dyn FnMut(&[Config], u64) -> Handoff,
 ) -> LacamResult {
     let mut rng = Rng::new(seed);
     let mut restarts = Rng::new(seed ^ 0x005e_ed0f_4e57_a475);
-    let mut pibt = Pibt::new(graph, dist, goals, seed.wrapping_add(1));
+    let mut pibt = Pibt::new(graph, dist, goals, scatter, seed.wrapping_add(1));
+    let mut handed_off = false;
+    let mut set_aside = |budget: &mut Budget, handoff: Handoff| {
+        // `improved` is told what is left, so this cannot fail.
+        let bytes = handoff.aside.min(budget.remaining());
+        let _ = budget.charge("the LNS refiner", bytes);
+        *aside += bytes;
+        handoff.stop
+    };
     let mut search = Search {
         nodes: Vec::new(),
         goals,
@@ -170,9 +213,11 @@ pub(crate) fn lacam(
             }
             if search.goal.is_none() && *node.config == *goals {
                 search.goal = Some(top);
-                let aside = improved(&backtrack(&search.nodes, top), budget.remaining());
-                // `improved` returns at most what is left, so this cannot fail.
-                let _ = budget.charge("the LNS refiner", aside.min(budget.remaining()));
+                let handoff = improved(&backtrack(&search.nodes, top), budget.remaining());
+                if set_aside(budget, handoff) {
+                    handed_off = true;
+                    break 'search None;
+                }
                 if mode == Mode::FirstSolution {
                     break 'search None;
                 }
@@ -196,7 +241,7 @@ pub(crate) fn lacam(
                 c = link.parent;
             }
             chain.reverse();
-            let Some(next) = pibt.successor(&node.config, &node.order, &chain) else {
+            let Some(next) = pibt.best_successor(&node.config, &node.order, &chain) else {
                 continue;
             };
             if let Some(&known) = explored.get(&*next) {
@@ -210,8 +255,11 @@ pub(crate) fn lacam(
                 let pushed_before = search.open.len();
                 if search.rewire(top, known, deadline) {
                     let best = backtrack(&search.nodes, search.goal.unwrap_or(0));
-                    let aside = improved(&best, budget.remaining());
-                    let _ = budget.charge("the LNS refiner", aside.min(budget.remaining()));
+                    let handoff = improved(&best, budget.remaining());
+                    if set_aside(budget, handoff) {
+                        handed_off = true;
+                        break 'search None;
+                    }
                 }
                 let pushed = (search.open.len() - pushed_before) as u64;
                 if let Err(limit) = budget.charge(SEARCH, pushed * EDGE_BYTES) {
@@ -242,7 +290,7 @@ pub(crate) fn lacam(
     let result = match (search.goal, stopped) {
         (Some(goal), stopped) => LacamResult::Solved {
             configs: backtrack(&search.nodes, goal),
-            proven: stopped.is_none() && mode == Mode::Anytime,
+            proven: stopped.is_none() && mode == Mode::Anytime && !handed_off,
         },
         (None, Some(limit)) => LacamResult::Limit(limit),
         (None, None) => LacamResult::NoSolution,
@@ -401,11 +449,19 @@ fn new_node(
     }
 }
 
+/// PIBT runs per successor when SUO guides the search. lacam3 runs 10 on 10 threads; here
+/// they run in turn beside the refiner, and measured on the five issue-21 maps at 1,000
+/// agents (10 s, SoC / LB) 3 was best: den520d 1.035 / 1.049 / 1.060 for 1 / 3 / 10,
+/// lak303d 1.51 / 1.48 / 1.79 (10 too slow to reach a guided solution), ost003d
+/// 1.48 / 1.42 / 1.39, warehouse-10-20-10-2-1 2.01 / 1.92 / 1.92.
+const CANDIDATES: usize = 3;
+
 /// PIBT (Okumura et al. 2022) as LaCAM's configuration generator, with reusable tables.
 struct Pibt<'a> {
     graph: &'a Graph,
     goals: &'a [u32],
     dist: &'a DistTable<'a>,
+    scatter: Option<&'a Scatter>,
     occupied_now: Vec<u32>,
     occupied_next: Vec<u32>,
     now: Vec<u32>,
@@ -415,12 +471,19 @@ struct Pibt<'a> {
 }
 
 impl<'a> Pibt<'a> {
-    fn new(graph: &'a Graph, dist: &'a DistTable<'a>, goals: &'a [u32], seed: u64) -> Pibt<'a> {
+    fn new(
+        graph: &'a Graph,
+        dist: &'a DistTable<'a>,
+        goals: &'a [u32],
+        scatter: Option<&'a Scatter>,
+        seed: u64,
+    ) -> Pibt<'a> {
         let agents = goals.len();
         Pibt {
             graph,
             goals,
             dist,
+            scatter,
             occupied_now: vec![NONE; graph.len()],
             occupied_next: vec![NONE; graph.len()],
             now: vec![NONE; agents],
@@ -428,6 +491,31 @@ impl<'a> Pibt<'a> {
             tie: vec![0.0; graph.len()],
             rng: Rng::new(seed),
         }
+    }
+
+    /// With SUO's hints, the successor of least `loss + h` among [`CANDIDATES`] PIBT runs
+    /// (their random tie-breaking differs: lacam3's Monte-Carlo configuration generation);
+    /// without, one run, vanilla LaCAM's generator.
+    fn best_successor(
+        &mut self,
+        config: &[u32],
+        order: &[u32],
+        constraint: &[(u32, u32)],
+    ) -> Option<Vec<u32>> {
+        if self.scatter.is_none() {
+            return self.successor(config, order, constraint);
+        }
+        let mut best: Option<(u64, Vec<u32>)> = None;
+        for _ in 0..CANDIDATES {
+            let Some(next) = self.successor(config, order, constraint) else {
+                continue;
+            };
+            let f = loss(config, &next, self.goals) + heuristic(&next, self.dist);
+            if best.as_ref().is_none_or(|(b, _)| f < *b) {
+                best = Some((f, next));
+            }
+        }
+        best.map(|(_, next)| next)
     }
 
     /// One step from `config` obeying `constraint`; `None` when PIBT fails under it.
@@ -492,6 +580,12 @@ impl<'a> Pibt<'a> {
         }
         let key = |u: u32| self.dist.get(agent, u) as f32 + self.tie[u as usize];
         candidates[..count].sort_by(|&a, &b| key(a).total_cmp(&key(b)));
+        // SUO's next cell first, the rest by distance (lacam3's order).
+        if let Some(hint) = self.scatter.and_then(|s| s.hint(agent, here))
+            && let Some(at) = candidates[..count].iter().position(|&u| u == hint)
+        {
+            candidates[..=at].rotate_right(1);
+        }
         let swap_agent = self.swap_partner(i, candidates[0]);
         if swap_agent != NONE {
             candidates[..count].reverse();
@@ -720,33 +814,46 @@ mod tests {
             let starts: Vec<u32> = starts.iter().map(|&c| graph.id(c)).collect();
             let goals: Vec<u32> = goals.iter().map(|&c| graph.id(c)).collect();
             let optimum = optimal_loss(&graph, &starts, &goals);
-            let mut reported: Vec<u64> = Vec::new();
-            let result = lacam(
-                &graph,
-                &dist,
-                &starts,
-                &goals,
-                rng.next_u64(),
-                Deadline::after(std::time::Duration::MAX),
-                Budget::new(u64::MAX),
-                Mode::Anytime,
-                &mut |configs, _| {
-                    let cost = configs.windows(2).map(|s| loss(&s[0], &s[1], &goals)).sum();
-                    reported.push(cost);
-                    0
-                },
-            );
-            match (result, optimum) {
-                (LacamResult::Solved { configs, proven }, Some(optimum)) => {
-                    let cost: u64 = configs.windows(2).map(|s| loss(&s[0], &s[1], &goals)).sum();
-                    assert!(proven, "{art}");
-                    assert_eq!(cost, optimum, "{art}{starts:?} -> {goals:?}");
-                    assert_eq!(reported.last(), Some(&cost));
-                    assert!(reported.windows(2).all(|r| r[1] < r[0]), "{reported:?}");
-                    solved += 1;
+            let scatter = optimum.map(|_| {
+                let deadline = Deadline::after(std::time::Duration::MAX);
+                let mut budget = Budget::new(u64::MAX);
+                Scatter::build(&graph, &dist, &starts, &goals, 5, deadline, &mut budget).unwrap()
+            });
+            // With SUO's hints or without, the anytime search ends at the optimum.
+            for hints in [None, scatter.as_ref()] {
+                let mut reported: Vec<u64> = Vec::new();
+                let result = lacam(
+                    &graph,
+                    &dist,
+                    &starts,
+                    &goals,
+                    hints,
+                    rng.next_u64(),
+                    Deadline::after(std::time::Duration::MAX),
+                    &mut Budget::new(u64::MAX),
+                    Mode::Anytime,
+                    &mut |configs, _| {
+                        let cost = configs.windows(2).map(|s| loss(&s[0], &s[1], &goals)).sum();
+                        reported.push(cost);
+                        Handoff {
+                            aside: 0,
+                            stop: false,
+                        }
+                    },
+                );
+                match (result, optimum) {
+                    (LacamResult::Solved { configs, proven }, Some(optimum)) => {
+                        let cost: u64 =
+                            configs.windows(2).map(|s| loss(&s[0], &s[1], &goals)).sum();
+                        assert!(proven, "{art}");
+                        assert_eq!(cost, optimum, "{art}{starts:?} -> {goals:?}");
+                        assert_eq!(reported.last(), Some(&cost));
+                        assert!(reported.windows(2).all(|r| r[1] < r[0]), "{reported:?}");
+                        solved += 1;
+                    }
+                    (LacamResult::NoSolution, None) => unsolvable += 1,
+                    (_, optimum) => panic!("{art}{starts:?} -> {goals:?}: optimum {optimum:?}"),
                 }
-                (LacamResult::NoSolution, None) => unsolvable += 1,
-                (_, optimum) => panic!("{art}{starts:?} -> {goals:?}: optimum {optimum:?}"),
             }
         }
         assert!(

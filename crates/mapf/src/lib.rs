@@ -38,8 +38,11 @@
 //! LaCAM3 swap emulation for corridors) as the configuration generator, complete; unless
 //! [`SolverConfig::first_solution`] is set it is *anytime*: after the first solution LaCAM*
 //! (Okumura, IJCAI 2023: edge costs are sums of losses, known configurations are rewired by a
-//! Dijkstra pass, nodes whose `g + h` cannot beat the best are pruned) keeps searching on one
-//! thread while large-neighbourhood search (`refine.rs`, after MAPF-LNS) replans 8 agents at a
+//! Dijkstra pass, nodes whose `g + h` cannot beat the best are pruned) starts over guided as
+//! lacam3 (Okumura, AAMAS 2024) is: a space-utilisation pre-pass (`scatter.rs`, SUO) gives
+//! every agent a near-shortest path that avoids the others', PIBT prefers its next cell, and
+//! each successor is the best of 3 PIBT runs; when the pre-pass does not fit the memory left,
+//! the first search goes on as LaCAM* instead. It keeps searching on one thread while large-neighbourhood search (`refine.rs`, after MAPF-LNS) replans 8 agents at a
 //! time against the others on a second, both improving one shared best until the time limit
 //! ([`solve_with_progress`] reports each improvement). A proven-optimal LaCAM* (the whole
 //! reachable configuration space exhausted) ends the call early.
@@ -107,6 +110,7 @@ mod limit;
 mod lowlevel;
 mod pp;
 mod refine;
+mod scatter;
 mod solution;
 mod util;
 
@@ -126,6 +130,7 @@ pub use solution::{Solution, Violation};
 pub use cuplan_grid::{self as grid, Cell, CellPath, Endpoint, Grid, GridError, Scenario};
 
 use limit::{Budget, Halt};
+use scatter::Scatter;
 use util::{CompactMaps, DIST_CHUNK, Deadline, DistTable, Distances, Graph, Rng};
 
 /// The available MAPF solvers.
@@ -891,8 +896,9 @@ impl Shared {
 /// second thread, both improving one shared best solution until the deadline. LaCAM has the
 /// whole budget up to its first solution; then it sets aside what the refiner needs for that
 /// solution (its path table and one capped search; later solutions are smaller) and LaCAM*
-/// goes on with the rest. Reaching either budget after the first solution just ends that
-/// thread's improving.
+/// goes on with the rest: restarted with SUO's hints when the pre-pass fits beside the
+/// refiner's share, else the first search continued. Reaching either budget after the first
+/// solution just ends that thread's improving.
 fn run_lacam(
     problem: &Problem<'_>,
     config: &SolverConfig,
@@ -916,36 +922,78 @@ fn run_lacam(
     };
     let (progress, reports) = mpsc::channel::<Improvement>();
     let search = |progress: mpsc::Sender<Improvement>| {
+        let p = problem;
+        let mut budget = budget;
         let mut found = 0;
+        // SUO's hints need their pre-pass's memory beside what the refiner sets aside.
+        let suo_bytes = Scatter::bytes_for(p.graph, p.dist, p.starts);
+        let suo = std::cell::Cell::new(false);
         let mut improved = |configs: &[lacam::Config], left: u64| {
             let by = if found == 0 { "lacam" } else { "lacam*" };
             let paths = vertex_paths(configs);
             // The refiner's share, set aside before it can see the solution it will index.
-            let aside = if anytime && found == 0 {
-                let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
-                let bytes = refiner_bytes(problem.graph, states).min(left);
-                shared.refiner_bytes.store(bytes, Ordering::Release);
-                bytes
-            } else {
-                0
+            let mut handoff = lacam::Handoff {
+                aside: 0,
+                stop: false,
             };
+            if anytime && found == 0 {
+                let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
+                let bytes = refiner_bytes(p.graph, states).min(left);
+                shared.refiner_bytes.store(bytes, Ordering::Release);
+                handoff.aside = bytes;
+                suo.set(left - bytes >= suo_bytes);
+                handoff.stop = suo.get();
+            }
             found += 1;
             shared.offer(paths, by, &progress);
-            aside
+            handoff
         };
-        let p = problem;
-        let result = lacam::lacam(
+        let vanilla = lacam::lacam(
             p.graph,
             p.dist,
             p.starts,
             p.goals,
+            None,
             config.seed,
             deadline,
-            budget,
+            &mut budget,
             mode,
             &mut improved,
         );
-        let nothing_left = !matches!(result, lacam::LacamResult::Solved { proven: false, .. });
+        let result = if suo.get() && !deadline.passed() {
+            // The first solution came from plain PIBT; the anytime search starts over with
+            // SUO's hints (built within half the time left, as lacam3 does).
+            match Scatter::build(
+                p.graph,
+                p.dist,
+                p.starts,
+                p.goals,
+                config.seed,
+                deadline.halfway(),
+                &mut budget,
+            ) {
+                Ok(scatter) => lacam::lacam(
+                    p.graph,
+                    p.dist,
+                    p.starts,
+                    p.goals,
+                    Some(&scatter),
+                    config.seed,
+                    deadline,
+                    &mut budget,
+                    mode,
+                    &mut improved,
+                ),
+                Err(_) => vanilla,
+            }
+        } else {
+            vanilla
+        };
+        let nothing_left = match &result {
+            lacam::LacamResult::Solved { proven, .. } => *proven,
+            lacam::LacamResult::NoSolution => true,
+            lacam::LacamResult::Limit(_) => found == 0,
+        };
         shared.finish(nothing_left);
         result
     };

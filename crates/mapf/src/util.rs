@@ -367,6 +367,17 @@ impl Deadline {
         self.at.is_some_and(|d| Instant::now() >= d)
     }
 
+    /// Halfway from now to this deadline (no limit stays no limit), reporting the same limit.
+    pub(crate) fn halfway(&self) -> Deadline {
+        let now = Instant::now();
+        Deadline {
+            at: self
+                .at
+                .map(|at| now + at.saturating_duration_since(now) / 2),
+            limit: self.limit,
+        }
+    }
+
     /// The limit this deadline enforces, as reported when it passes.
     pub(crate) fn reached(&self) -> Limit {
         Limit::Time { limit: self.limit }
