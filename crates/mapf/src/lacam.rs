@@ -145,28 +145,6 @@ pub(crate) fn lacam(
 ) -> LacamResult {
     let free_before = budget.remaining();
     let mut aside = 0;
-    let result = search(
-        graph, dist, starts, goals, scatter, seed, deadline, budget, &mut aside, mode, improved,
-    );
-    budget.release(free_before - budget.remaining() - aside);
-    result
-}
-
-/// [`lacam`]'s search; what `improved` sets aside is summed into `aside`.
-#[allow(clippy::too_many_arguments)]
-fn search(
-    graph: &Graph,
-    dist: &DistTable,
-    starts: &[u32],
-    goals: &[u32],
-    scatter: Option<&Scatter>,
-    seed: u64,
-    deadline: Deadline,
-    budget: &mut Budget,
-    aside: &mut u64,
-    mode: Mode,
-    improved: &mut dyn FnMut(&[Config], u64) -> Handoff,
-) -> LacamResult {
     let mut rng = Rng::new(seed);
     let mut restarts = Rng::new(seed ^ 0x005e_ed0f_4e57_a475);
     let mut pibt = Pibt::new(graph, dist, goals, scatter, seed.wrapping_add(1));
@@ -175,7 +153,7 @@ fn search(
         // `improved` is told what is left, so this cannot fail.
         let bytes = handoff.aside.min(budget.remaining());
         let _ = budget.charge("the LNS refiner", bytes);
-        *aside += bytes;
+        aside += bytes;
         handoff.stop
     };
     let mut search = Search {
@@ -296,6 +274,7 @@ fn search(
         (None, None) => LacamResult::NoSolution,
     };
     drop_in_background((search.nodes, explored, constraints, search.open));
+    budget.release(free_before - budget.remaining() - aside);
     result
 }
 
