@@ -24,9 +24,13 @@ pub(crate) struct Args {
     /// Number of agents (the first K lines; at least 1).
     #[arg(long, value_name = "K")]
     agents: usize,
-    /// The solver: pp, cbs or lacam.
+    /// The solver: pp, cbs, eecbs or lacam.
     #[arg(long, default_value = "lacam")]
     solver: String,
+    /// eecbs: the factor W (1 to 1000) its sum of costs may exceed the optimum by; the
+    /// output's `proven_lb` is the bound it proved (soc <= W * proven_lb).
+    #[arg(long, value_name = "W", default_value_t = 1.2)]
+    suboptimality: f64,
     /// Give up after this many seconds (exit status 3); values too large for the clock
     /// (1e20, inf) mean no limit.
     #[arg(
@@ -80,6 +84,9 @@ struct Report {
     soc: u64,
     makespan: u64,
     lb: u64,
+    /// A proven lower bound on the optimal sum of costs: the optimum for cbs, the bound
+    /// eecbs proved, else `lb`.
+    proven_lb: u64,
     runtime_s: f64,
     /// Time to the first solution and to the one reported.
     first_solution_s: f64,
@@ -108,10 +115,13 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         .with_seed(args.seed)
         .with_low_level(low_level)
         .with_memory_limit(MemoryLimit::or_default(args.memory_limit).bytes())
-        .with_first_solution(args.first_solution);
+        .with_first_solution(args.first_solution)
+        .with_suboptimality(args.suboptimality);
     let lb = instance.lower_bound();
     let mut anytime: Vec<(f64, u64)> = Vec::new();
+    let mut proven_lb = lb;
     let mut record = |found: &Improvement| {
+        proven_lb = found.lower_bound;
         let at = found.elapsed.as_secs_f64();
         if args.verbose {
             let ratio = found.soc as f64 / lb.max(1) as f64;
@@ -149,6 +159,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         soc: solution.soc(),
         makespan: solution.makespan(),
         lb,
+        proven_lb,
         runtime_s,
         first_solution_s: anytime.first().map_or(runtime_s, |a| a.0),
         best_solution_s: anytime.last().map_or(runtime_s, |a| a.0),

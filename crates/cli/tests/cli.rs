@@ -1069,3 +1069,56 @@ fn mapf_lacam_is_anytime_unless_asked_for_the_first_solution() {
         "the same search up to the first solution"
     );
 }
+
+/// `--solver eecbs`: within `--suboptimality` of the proven bound it reports, optimal at 1,
+/// and a factor below 1 is bad input (status 2, one line).
+#[test]
+fn mapf_eecbs_reports_its_bound_and_refuses_bad_factors() {
+    let dir = scratch("mapf-eecbs");
+    let mut grid = Grid::open(12, 12).unwrap();
+    for y in 2..10 {
+        grid.set_blocked(Cell::new(6, y)).unwrap();
+    }
+    let free: Vec<Cell> = (0..12)
+        .flat_map(|y| (0..12).map(move |x| Cell::new(x, y)))
+        .filter(|&c| grid.is_free(c))
+        .collect();
+    let agents: Vec<(Cell, Cell)> = (0..20)
+        .map(|i| (free[i * 5], free[(i * 11 + 37) % free.len()]))
+        .collect();
+    let run = |extra: &[&str]| {
+        let out = dir.join("eecbs.json");
+        let out_arg = out.display().to_string();
+        let (code, stderr) = mapf(
+            &dir,
+            &grid,
+            &agents,
+            &[extra, &["--out", &out_arg]].concat(),
+        );
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_slice::<serde_json::Value>(&std::fs::read(&out).unwrap()).unwrap()
+    };
+    let get = |rec: &serde_json::Value, k: &str| rec[k].as_u64().unwrap();
+    let optimal = run(&["--solver", "cbs"]);
+    assert_eq!(get(&optimal, "proven_lb"), get(&optimal, "soc"));
+    for w in ["1", "1.1", "2"] {
+        let rec = run(&["--solver", "eecbs", "--suboptimality", w]);
+        let factor: f64 = w.parse().unwrap();
+        let (soc, proven) = (get(&rec, "soc"), get(&rec, "proven_lb"));
+        assert!(
+            proven >= get(&rec, "lb") && proven <= get(&optimal, "soc"),
+            "{rec}"
+        );
+        assert!(soc as f64 <= factor * proven as f64 + 1e-9, "{rec}");
+        assert!(soc >= get(&optimal, "soc"));
+    }
+    let (code, stderr) = mapf(
+        &dir,
+        &grid,
+        &agents,
+        &["--solver", "eecbs", "--suboptimality", "0.9"],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("suboptimality"), "{stderr}");
+}

@@ -1,5 +1,6 @@
-//! Conflict-based search (Sharon et al. 2015) for the optimal sum of costs, with the
-//! improvements of ICBS/CBSH2:
+//! Conflict-based search (Sharon et al. 2015) for the optimal sum of costs, and EECBS (Li, Ruml
+//! & Koenig 2021) within a factor `w` of it, on one constraint tree with the improvements of
+//! ICBS/CBSH2:
 //! - conflicts classified as cardinal, semi-cardinal or non-cardinal through MDDs, and split
 //!   cardinal-first (earliest first within a class);
 //! - bypassing: a child with the parent's cost and fewer conflicts lends its path to the
@@ -8,9 +9,14 @@
 //!   splits on that agent's length ("finishes by t", which closes the goal to everyone else
 //!   from t, or "finishes after t"), which partitions the solutions and prunes every later
 //!   visit of that goal in one branch;
-//! - an admissible CT-node heuristic: a maximal matching of the cardinal conflict graph (a
-//!   lower bound on its minimum vertex cover, Felner et al. 2018), so nodes are ordered by
-//!   `cost + h` and the first conflict-free node popped is optimal.
+//! - an admissible CT-node heuristic: the minimum vertex cover of the cardinal conflict graph
+//!   (Felner et al. 2018), so nodes are ordered by `cost + h` and the first conflict-free node
+//!   popped is optimal.
+//!
+//! EECBS differs in two places only: the low level is the focal search of
+//! [`crate::lowlevel::focal_space_time_astar`] (a path within `w` of the agent's optimum with
+//! few conflicts, and a lower bound on that optimum), and nodes are chosen by explicit
+//! estimation search ([`Cbs::bounded`]) instead of by `cost + h`.
 //!
 //! The low level is the space-time A* of [`crate::lowlevel`] with the agent's sparse
 //! constraints, its goal's distance map as heuristic and the other agents' paths as
@@ -25,18 +31,25 @@
 //! shared.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
 use cuplan_reservations::Constraints;
 use cuplan_wavefront::SpaceTimeResult;
 
 use crate::layered::World;
 use crate::limit::{Budget, Halt};
-use crate::lowlevel::{LowResult, Rules, space_time_astar};
-use crate::util::{Deadline, DistTable, FxHashMap, FxHashSet, Graph, NONE, drop_in_background};
+use crate::lowlevel::{LowResult, Rules, focal_space_time_astar, space_time_astar};
+use crate::util::{
+    Deadline, DistTable, FxHashMap, FxHashSet, Graph, NONE, Weight, drop_in_background,
+};
 
 pub(crate) enum CbsResult {
-    Solved(Vec<Vec<u32>>),
+    /// The paths and a proven lower bound on the optimal sum of costs (their own cost for
+    /// optimal CBS; EECBS's cost is within its factor of it).
+    Solved {
+        paths: Vec<Vec<u32>>,
+        lower_bound: u64,
+    },
     /// The constraint tree was exhausted: a proof.
     NoSolution,
     Halted(Halt),
@@ -176,6 +189,11 @@ struct CtNode {
     mdds: Vec<u32>,
     cost: u64,
     h: u64,
+    /// EECBS: a lower bound on every solution below this node (the sum of its paths' lower
+    /// bounds plus `h`, and never below its parent's).
+    lb: u64,
+    /// EECBS: the inadmissible cost estimate f^ in 1/1024ths.
+    fhat: u64,
     /// Number of conflicting agent pairs.
     conflicts: usize,
     chosen: Option<Conflict>,
@@ -295,7 +313,15 @@ struct Cbs<'a> {
     deadline: Deadline,
     nodes: Vec<CtNode>,
     path_store: Vec<Vec<u32>>,
+    /// Each stored path's lower bound on its agent's optimal cost under the constraints it
+    /// was planned with (its own cost in optimal CBS).
+    path_lb: Vec<u32>,
     mdd_store: Vec<Mdd>,
+    /// EECBS's suboptimality factor; `None` for optimal CBS.
+    weight: Option<Weight>,
+    /// EECBS: the sum of costs a new node may have and still be expanded from FOCAL
+    /// (`w * min lb`); the low level keeps a replanned path within what is left of it.
+    room: u64,
     /// What the tree may still take.
     budget: Budget,
     /// The layered low level, when chosen.
@@ -309,6 +335,8 @@ struct Wavefront<'a> {
     max_dist: Vec<u32>,
 }
 
+/// Optimal CBS (`weight` = `None`) or EECBS within `weight` of the optimum.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn cbs(
     graph: &Graph,
     dist: &DistTable,
@@ -317,6 +345,7 @@ pub(crate) fn cbs(
     deadline: Deadline,
     budget: Budget,
     wavefront: Option<World<'_>>,
+    weight: Option<Weight>,
 ) -> CbsResult {
     let mut goal_owner = vec![NONE; graph.len()];
     for (a, &g) in goals.iter().enumerate() {
@@ -331,7 +360,10 @@ pub(crate) fn cbs(
         deadline,
         nodes: Vec::new(),
         path_store: Vec::new(),
+        path_lb: Vec::new(),
         mdd_store: Vec::new(),
+        weight,
+        room: u64::MAX,
         budget,
         wavefront: wavefront.map(|world| Wavefront {
             world,
@@ -341,7 +373,7 @@ pub(crate) fn cbs(
         }),
     };
     let result = match search.run() {
-        Ok(Some(paths)) => CbsResult::Solved(paths),
+        Ok(Some((paths, lower_bound))) => CbsResult::Solved { paths, lower_bound },
         Ok(None) => CbsResult::NoSolution,
         Err(halt) => CbsResult::Halted(halt),
     };
@@ -350,29 +382,35 @@ pub(crate) fn cbs(
     result
 }
 
+/// A solution's paths and the lower bound proven on the optimal sum of costs.
+type Proven = (Vec<Vec<u32>>, u64);
+
 impl Cbs<'_> {
-    fn run(&mut self) -> Result<Option<Vec<Vec<u32>>>, Halt> {
+    /// The solution's paths and the proven lower bound, `None` when the tree is exhausted.
+    fn run(&mut self) -> Result<Option<Proven>, Halt> {
         let n = self.starts.len();
-        let mut planned: Vec<Vec<u32>> = Vec::with_capacity(n);
+        let mut planned = Vec::with_capacity(n);
         let mut avoid = Avoid::empty();
         for agent in 0..n {
             self.check_time()?;
             let rules = self.rules_from(&[], agent, Some(&avoid));
-            let Some(path) = self.low_level(agent, &rules, &[])? else {
+            let Some((path, lb)) = self.low_level(agent, &rules, &[], u64::MAX)? else {
                 return Ok(None);
             };
             avoid.add(agent, &path);
-            planned.push(path);
+            planned.push((path, lb));
         }
         let paths = planned
             .into_iter()
-            .map(|p| self.store_path(p))
+            .map(|(p, lb)| self.store_path(p, lb))
             .collect::<Result<Vec<u32>, Halt>>()?;
         let mut root = CtNode {
             parent: NONE,
             constraint: None,
             cost: 0,
             h: 0,
+            lb: 0,
+            fhat: 0,
             paths,
             mdds: vec![NONE; n],
             conflicts: 0,
@@ -380,17 +418,29 @@ impl Cbs<'_> {
         };
         self.evaluate(&mut root, &[])?;
         self.push_node(root)?;
+        match self.weight {
+            None => self.optimal(),
+            Some(weight) => self.bounded(weight),
+        }
+    }
+
+    /// The paths of node `id`.
+    fn solution(&self, id: u32) -> Vec<Vec<u32>> {
+        let node = &self.nodes[id as usize];
+        node.paths
+            .iter()
+            .map(|&p| self.path_store[p as usize].clone())
+            .collect()
+    }
+
+    /// Best-first on `cost + h`: the first conflict-free node is optimal.
+    fn optimal(&mut self) -> Result<Option<Proven>, Halt> {
         let mut open = BinaryHeap::new();
         open.push(self.entry(0));
         while let Some((_, _, Reverse(id))) = open.pop() {
             self.check_time()?;
             let Some(conflict) = self.nodes[id as usize].chosen else {
-                let node = &self.nodes[id as usize];
-                let paths = node
-                    .paths
-                    .iter()
-                    .map(|&p| self.path_store[p as usize].clone());
-                return Ok(Some(paths.collect()));
+                return Ok(Some((self.solution(id), self.nodes[id as usize].cost)));
             };
             let mut children = Vec::new();
             let mut bypassed = false;
@@ -421,6 +471,75 @@ impl Cbs<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// EECBS (Li, Ruml & Koenig 2021): explicit estimation search over the constraint tree.
+    ///
+    /// Three orders over the unexpanded nodes: CLEANUP by the admissible `lb`, OPEN by the
+    /// estimate `f^ = cost + h^` (`h^` learnt online from the one-step errors of each
+    /// expansion, as in Thayer & Ruml's EES), FOCAL by conflicts among those with
+    /// `f^ <= w * min f^`. A node is expanded from FOCAL, else OPEN, if its cost is within `w`
+    /// of the smallest `lb`, else CLEANUP's head raises that bound. Every path of a node costs
+    /// at most `w` times its lower bound (the low level's promise; bypassing keeps it), so a
+    /// conflict-free node popped costs at most `w * min lb <= w * optimum`.
+    fn bounded(&mut self, weight: Weight) -> Result<Option<Proven>, Halt> {
+        let mut lists = Lists::default();
+        let mut learnt = OneStepErrors::default();
+        self.nodes[0].fhat = learnt.fhat(&self.nodes[0]);
+        lists.insert(&self.nodes, 0, weight);
+        loop {
+            self.check_time()?;
+            let Some(id) = lists.select(&self.nodes, weight) else {
+                return Ok(None);
+            };
+            let lower_bound = lists.lower_bound().unwrap_or(0);
+            self.room = weight.scale(lower_bound);
+            lists.remove(&self.nodes, id, weight);
+            let Some(conflict) = self.nodes[id as usize].chosen else {
+                return Ok(Some((self.solution(id), lower_bound)));
+            };
+            let mut children = Vec::new();
+            let mut bypassed = false;
+            for (constraint, replan) in conflict.branches() {
+                let agent = replan as usize;
+                let Some(child) = self.child(id, constraint, agent)? else {
+                    continue;
+                };
+                let parent = &self.nodes[id as usize];
+                let path = child.paths[agent];
+                let keeps_promise = weight.admits(
+                    (self.path_store[path as usize].len() - 1) as u64,
+                    u64::from(self.path_lb[parent.paths[agent] as usize]),
+                );
+                if keeps_promise
+                    && weight.admits(child.cost, lower_bound)
+                    && child.conflicts < parent.conflicts
+                {
+                    let mut node = std::mem::replace(&mut self.nodes[id as usize], placeholder());
+                    let lb = self.path_lb[node.paths[agent] as usize];
+                    let path = self.path_store[path as usize].clone();
+                    node.paths[agent] = self.store_path(path, lb)?;
+                    node.mdds[agent] = NONE;
+                    let all = self.all_constraints(node.parent, node.constraint);
+                    self.evaluate(&mut node, &all)?;
+                    node.fhat = learnt.fhat(&node);
+                    self.nodes[id as usize] = node;
+                    bypassed = true;
+                    break;
+                }
+                children.push(child);
+            }
+            if bypassed {
+                lists.insert(&self.nodes, id, weight);
+                continue;
+            }
+            learnt.learn(&self.nodes[id as usize], &children);
+            for mut child in children {
+                child.fhat = learnt.fhat(&child);
+                let cid = self.push_node(child)?;
+                lists.insert(&self.nodes, cid, weight);
+            }
+        }
     }
 
     /// `Err` once the deadline has passed.
@@ -459,10 +578,16 @@ impl Cbs<'_> {
         let views = self.views(&self.nodes[parent as usize].paths);
         let avoid = Avoid::new(&views, agent);
         let rules = self.rules_from(&all, agent, Some(&avoid));
-        let Some(path) = self.low_level(agent, &rules, &all)? else {
+        let p = &self.nodes[parent as usize];
+        let others = p.cost - (self.path_store[p.paths[agent] as usize].len() - 1) as u64;
+        let room = self.room.saturating_sub(others);
+        let Some((path, lb)) = self.low_level(agent, &rules, &all, room)? else {
             return Ok(None);
         };
-        let path = self.store_path(path)?;
+        let p = &self.nodes[parent as usize];
+        // More constraints never lower an agent's optimum.
+        let lb = lb.max(self.path_lb[p.paths[agent] as usize]);
+        let path = self.store_path(path, lb)?;
         let p = &self.nodes[parent as usize];
         let mut paths = p.paths.clone();
         let mut mdds = p.mdds.clone();
@@ -473,6 +598,8 @@ impl Cbs<'_> {
             constraint: Some(constraint),
             cost: 0,
             h: 0,
+            lb: p.lb,
+            fhat: 0,
             paths,
             mdds,
             conflicts: 0,
@@ -537,12 +664,13 @@ impl Cbs<'_> {
         rules
     }
 
-    fn store_path(&mut self, path: Vec<u32>) -> Result<u32, Halt> {
+    fn store_path(&mut self, path: Vec<u32>, lb: u32) -> Result<u32, Halt> {
         self.budget.charge(
             TREE,
-            (path.len() * 4 + std::mem::size_of::<Vec<u32>>()) as u64,
+            (path.len() * 4 + std::mem::size_of::<Vec<u32>>() + 4) as u64,
         )?;
         self.path_store.push(path);
+        self.path_lb.push(lb);
         Ok((self.path_store.len() - 1) as u32)
     }
 
@@ -565,17 +693,43 @@ impl Cbs<'_> {
     }
 
     /// A minimum-cost path of `agent` under `rules` (sparse) or the constraints of `all`
-    /// that concern it (wavefront; the same rules without soft conflicts).
+    /// that concern it (wavefront; the same rules without soft conflicts), with its cost as
+    /// lower bound; for EECBS a path within the factor of the optimum and a lower bound on it
+    /// (focal search, sparse only).
     fn low_level(
         &self,
         agent: usize,
         rules: &AgentRules<'_>,
         all: &[Constraint],
-    ) -> Result<Option<Vec<u32>>, Halt> {
-        if let Some(wavefront) = &self.wavefront {
-            return self.low_level_wavefront(wavefront, agent, all);
-        }
+        room: u64,
+    ) -> Result<Option<(Vec<u32>, u32)>, Halt> {
         let map = self.dist.map(agent);
+        if let Some(weight) = self.weight {
+            return match focal_space_time_astar(
+                self.graph,
+                self.starts[agent],
+                self.goals[agent],
+                map,
+                rules,
+                weight,
+                u32::try_from(room).unwrap_or(u32::MAX),
+                self.deadline,
+                &self.budget,
+            ) {
+                LowResult::Found(found) => Ok(Some(found)),
+                LowResult::NoPath => Ok(None),
+                LowResult::Stopped(limit) => Err(limit.into()),
+            };
+        }
+        let with_cost = |path: Vec<u32>| {
+            let cost = (path.len() - 1) as u32;
+            (path, cost)
+        };
+        if let Some(wavefront) = &self.wavefront {
+            return Ok(self
+                .low_level_wavefront(wavefront, agent, all)?
+                .map(with_cost));
+        }
         match space_time_astar(
             self.graph,
             self.starts[agent],
@@ -585,7 +739,7 @@ impl Cbs<'_> {
             self.deadline,
             &self.budget,
         ) {
-            LowResult::Found(p) => Ok(Some(p)),
+            LowResult::Found(p) => Ok(Some(with_cost(p))),
             LowResult::NoPath => Ok(None),
             LowResult::Stopped(limit) => Err(limit.into()),
         }
@@ -663,7 +817,15 @@ impl Cbs<'_> {
             }
         }
         node.chosen = best.map(|(_, c)| c);
-        node.h = greedy_matching(&cardinal_edges, self.starts.len());
+        node.h = vertex_cover(&cardinal_edges);
+        // Admissible beside lower bounds too: a cardinal conflict forces one of its agents
+        // above its path's cost, which is at least that path's lower bound.
+        let lbs: u64 = node
+            .paths
+            .iter()
+            .map(|&p| u64::from(self.path_lb[p as usize]))
+            .sum();
+        node.lb = node.lb.max(lbs + node.h);
         Ok(())
     }
 
@@ -817,6 +979,109 @@ impl Cbs<'_> {
     }
 }
 
+/// EECBS's three orders over the unexpanded constraint-tree nodes.
+#[derive(Default)]
+struct Lists {
+    cleanup: BTreeSet<(u64, u32)>,
+    open: BTreeSet<(u64, u32)>,
+    focal: BTreeSet<(usize, u64, u32)>,
+    /// `w * min f^` when FOCAL was last brought up to date.
+    focal_bound: u64,
+}
+
+impl Lists {
+    /// Adds node `id` (its keys must not change until it is removed).
+    fn insert(&mut self, nodes: &[CtNode], id: u32, weight: Weight) {
+        let node = &nodes[id as usize];
+        self.cleanup.insert((node.lb, id));
+        self.open.insert((node.fhat, id));
+        if node.fhat <= self.focal_bound {
+            self.focal.insert((node.conflicts, node.fhat, id));
+        }
+        self.refresh_focal(nodes, weight);
+    }
+
+    fn remove(&mut self, nodes: &[CtNode], id: u32, weight: Weight) {
+        let node = &nodes[id as usize];
+        self.cleanup.remove(&(node.lb, id));
+        self.open.remove(&(node.fhat, id));
+        self.focal.remove(&(node.conflicts, node.fhat, id));
+        self.refresh_focal(nodes, weight);
+    }
+
+    /// Keeps FOCAL exactly the OPEN nodes with `f^ <= w * min f^` as that minimum moves.
+    fn refresh_focal(&mut self, nodes: &[CtNode], weight: Weight) {
+        let bound = self.open.first().map_or(0, |&(f, _)| weight.scale(f));
+        let (low, high, add) = match bound.cmp(&self.focal_bound) {
+            std::cmp::Ordering::Equal => return,
+            std::cmp::Ordering::Greater => (self.focal_bound, bound, true),
+            std::cmp::Ordering::Less => (bound, self.focal_bound, false),
+        };
+        for &(f, id) in self.open.range((low + 1, 0)..=(high, u32::MAX)) {
+            let key = (nodes[id as usize].conflicts, f, id);
+            if add {
+                self.focal.insert(key);
+            } else {
+                self.focal.remove(&key);
+            }
+        }
+        self.focal_bound = bound;
+    }
+
+    fn lower_bound(&self) -> Option<u64> {
+        self.cleanup.first().map(|&(lb, _)| lb)
+    }
+
+    /// EES's choice: the fewest conflicts, the best estimate, or the best bound.
+    fn select(&self, nodes: &[CtNode], weight: Weight) -> Option<u32> {
+        let bound = self.lower_bound()?;
+        let within = |id: u32| weight.admits(nodes[id as usize].cost, bound);
+        if let Some(&(_, _, id)) = self.focal.first()
+            && within(id)
+        {
+            return Some(id);
+        }
+        if let Some(&(_, id)) = self.open.first()
+            && within(id)
+        {
+            return Some(id);
+        }
+        self.cleanup.first().map(|&(_, id)| id)
+    }
+}
+
+/// EES's online correction of the cost estimate: the mean one-step errors of cost (how much
+/// a child's `cost + h` exceeds its parent's) and of distance (how far a child's conflict
+/// count is from one fewer than its parent's), over every expansion so far.
+#[derive(Default)]
+struct OneStepErrors {
+    cost: f64,
+    distance: f64,
+    samples: u32,
+}
+
+impl OneStepErrors {
+    fn learn(&mut self, parent: &CtNode, children: &[CtNode]) {
+        let Some(best) = children.iter().min_by_key(|c| (c.f(), c.conflicts)) else {
+            return;
+        };
+        let cost = best.f() as f64 - parent.f() as f64;
+        let distance = best.conflicts as f64 + 1.0 - parent.conflicts as f64;
+        self.samples += 1;
+        let n = f64::from(self.samples);
+        self.cost += (cost.max(0.0) - self.cost) / n;
+        self.distance += (distance - self.distance) / n;
+    }
+
+    /// `cost + h + d^ * mean cost error` with `d^ = conflicts / (1 - mean distance error)`,
+    /// in 1/1024ths.
+    fn fhat(&self, node: &CtNode) -> u64 {
+        let distance = node.conflicts as f64 / (1.0 - self.distance.min(0.99));
+        let estimate = node.f() as f64 + distance.max(0.0) * self.cost;
+        (estimate * 1024.0).round() as u64
+    }
+}
+
 fn placeholder() -> CtNode {
     CtNode {
         parent: NONE,
@@ -825,8 +1090,112 @@ fn placeholder() -> CtNode {
         mdds: Vec::new(),
         cost: 0,
         h: 0,
+        lb: 0,
+        fhat: 0,
         conflicts: 0,
         chosen: None,
+    }
+}
+
+/// The size of a minimum vertex cover of the cardinal conflict graph (CBSH's CG heuristic,
+/// Felner et al. 2018): each cardinal conflict raises one of its two agents' costs, so some
+/// cover's worth of agents must each pay at least one more step. Exact for every connected
+/// component of up to 64 agents (small in practice: conflicts are local); a larger component
+/// counts a maximal matching, which is at most the cover.
+fn vertex_cover(edges: &[(u32, u32)]) -> u64 {
+    let mut local: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut adjacency: Vec<Vec<usize>> = Vec::new();
+    for &(a, b) in edges {
+        let mut id = |agent: u32| {
+            let next = local.len();
+            let id = *local.entry(agent).or_insert(next);
+            if id == adjacency.len() {
+                adjacency.push(Vec::new());
+            }
+            id
+        };
+        let (a, b) = (id(a), id(b));
+        adjacency[a].push(b);
+        adjacency[b].push(a);
+    }
+    let mut seen = vec![false; adjacency.len()];
+    let mut total = 0;
+    for root in 0..adjacency.len() {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        let mut component = vec![root];
+        let mut next = 0;
+        while next < component.len() {
+            for &u in &adjacency[component[next]] {
+                if !seen[u] {
+                    seen[u] = true;
+                    component.push(u);
+                }
+            }
+            next += 1;
+        }
+        total += if component.len() <= 64 {
+            let mut bit = vec![0usize; adjacency.len()];
+            for (i, &v) in component.iter().enumerate() {
+                bit[v] = i;
+            }
+            let masks: Vec<u64> = component
+                .iter()
+                .map(|&v| adjacency[v].iter().fold(0, |m, &u| m | 1 << bit[u]))
+                .collect();
+            let all = if component.len() == 64 {
+                u64::MAX
+            } else {
+                (1 << component.len()) - 1
+            };
+            u64::from(exact_cover(all, &masks))
+        } else {
+            let edges: Vec<(u32, u32)> = component
+                .iter()
+                .flat_map(|&v| adjacency[v].iter().map(move |&u| (v as u32, u as u32)))
+                .collect();
+            greedy_matching(&edges, adjacency.len())
+        };
+    }
+    total
+}
+
+/// Minimum vertex cover of the graph `masks` restricted to `alive`: a degree-1 vertex's
+/// neighbour is always in some minimum cover; otherwise branch on a vertex of largest degree
+/// (it is in the cover, or all its neighbours are).
+fn exact_cover(mut alive: u64, masks: &[u64]) -> u32 {
+    let mut taken = 0;
+    loop {
+        let mut widest = None;
+        let mut leaf = None;
+        let mut bits = alive;
+        while bits != 0 {
+            let v = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let degree = (masks[v] & alive).count_ones();
+            if degree == 1 {
+                leaf = Some(v);
+                break;
+            }
+            if degree > 0 && widest.is_none_or(|(d, _)| degree > d) {
+                widest = Some((degree, v));
+            }
+        }
+        if let Some(v) = leaf {
+            let neighbour = (masks[v] & alive).trailing_zeros();
+            alive &= !(1 << neighbour) & !(1 << v);
+            taken += 1;
+            continue;
+        }
+        let Some((_, v)) = widest else {
+            return taken;
+        };
+        let neighbours = masks[v] & alive;
+        let with = 1 + exact_cover(alive & !(1 << v), masks);
+        let without = neighbours.count_ones() + exact_cover(alive & !neighbours & !(1 << v), masks);
+        return taken + with.min(without);
     }
 }
 
@@ -842,4 +1211,50 @@ fn greedy_matching(edges: &[(u32, u32)], agents: usize) -> u64 {
         }
     }
     size
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smallest cover by trying every subset (the oracle for tiny graphs).
+    fn brute_force_cover(edges: &[(u32, u32)], vertices: u32) -> u64 {
+        (0u32..1 << vertices)
+            .filter(|set| {
+                edges
+                    .iter()
+                    .all(|&(a, b)| set & (1 << a) != 0 || set & (1 << b) != 0)
+            })
+            .map(|set| u64::from(set.count_ones()))
+            .min()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn vertex_cover_is_minimum_on_random_graphs() {
+        let mut rng = crate::util::Rng::new(7);
+        for case in 0..2000 {
+            let vertices = 1 + rng.below(12) as u32;
+            let density = rng.below(100);
+            let mut edges = Vec::new();
+            for a in 0..vertices {
+                for b in a + 1..vertices {
+                    if rng.below(100) < density {
+                        edges.push((a, b));
+                    }
+                }
+            }
+            let expected = brute_force_cover(&edges, vertices);
+            assert_eq!(vertex_cover(&edges), expected, "case {case}: {edges:?}");
+            assert!(greedy_matching(&edges, vertices as usize) <= expected);
+        }
+    }
+
+    #[test]
+    fn vertex_cover_of_a_large_component_is_a_matching() {
+        // A path of 100 agents: one component above the exact limit.
+        let edges: Vec<(u32, u32)> = (0..99).map(|a| (a, a + 1)).collect();
+        let cover = vertex_cover(&edges);
+        assert!((25..=50).contains(&cover), "{cover}");
+    }
 }

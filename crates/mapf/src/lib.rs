@@ -1,5 +1,6 @@
-//! Multi-agent path finding (MAPF) on 4-connected grids: prioritized planning, optimal CBS and
-//! LaCAM, with the instance model and an independent solution validator.
+//! Multi-agent path finding (MAPF) on 4-connected grids: prioritized planning, optimal CBS,
+//! bounded-suboptimal EECBS and LaCAM, with the instance model and an independent solution
+//! validator.
 //!
 //! **Job**: given a map and one start and goal per agent, find one timed path per agent with
 //! no two agents on one cell at one time (an agent that has finished stays on its goal) and no
@@ -13,9 +14,12 @@
 //!   arrives at its goal), [`Solution::makespan`], [`Solution::validate`] (first
 //!   [`Violation`], O(cells + total path length)).
 //! - [`solve`] with a [`Solver`]: [`Solver::Pp`] (prioritized planning, incomplete),
-//!   [`Solver::Cbs`] (optimal sum of costs), [`Solver::Lacam`] (complete, for thousands of
-//!   agents; anytime by default, see below); [`SolverConfig`] sets the time and memory limits, seed and PP
-//!   priority order. A limit reached is [`SolveOutcome::LimitReached`] with its [`Limit`]
+//!   [`Solver::Cbs`] (optimal sum of costs), [`Solver::Eecbs`] (within
+//!   [`SolverConfig::suboptimality`] of the optimum, for hundreds of agents),
+//!   [`Solver::Lacam`] (complete, for thousands of agents; anytime by default, see below);
+//!   [`SolverConfig`] sets the time and memory limits, seed, PP priority order and EECBS's
+//!   factor. [`Improvement::lower_bound`] is the proven lower bound that comes with each
+//!   solution. A limit reached is [`SolveOutcome::LimitReached`] with its [`Limit`]
 //!   (time, or memory naming the structure that would have outgrown the budget), never
 //!   [`SolveOutcome::NoSolution`].
 //!
@@ -34,7 +38,12 @@
 //! priority, which needs every length first); CBS and LaCAM read every map throughout, so
 //! for them maps over the budget are a memory limit. PP plans agents in priority order with a space-time A* against a
 //! sparse reservation table; CBS is ICBS with MDD-classified conflicts, bypassing, target
-//! reasoning and a cardinal-conflict-graph heuristic; LaCAM is LaCAM with PIBT (with the
+//! reasoning and a cardinal-conflict-graph heuristic (its exact minimum vertex cover); EECBS
+//! (Li, Ruml & Koenig 2021) searches the same constraint tree by explicit estimation search
+//! (nodes within `w` of the smallest lower bound, fewest conflicts first, with an online-learnt
+//! cost estimate) over paths from a focal low level (`lowlevel.rs`: within `w` of each agent's
+//! optimum, fewest conflicts with the others), so its sum of costs is at most `w` times the
+//! lower bound it reports; LaCAM is LaCAM with PIBT (with the
 //! LaCAM3 swap emulation for corridors) as the configuration generator, complete; unless
 //! [`SolverConfig::first_solution`] is set it is *anytime*: after the first solution LaCAM*
 //! (Okumura, IJCAI 2023: edge costs are sums of losses, known configurations are rewired by a
@@ -131,7 +140,7 @@ pub use cuplan_grid::{self as grid, Cell, CellPath, Endpoint, Grid, GridError, S
 
 use limit::{Budget, Halt};
 use scatter::Scatter;
-use util::{CompactMaps, DIST_CHUNK, Deadline, DistTable, Distances, Graph, Rng};
+use util::{CompactMaps, DIST_CHUNK, Deadline, DistTable, Distances, Graph, Rng, Weight};
 
 /// The available MAPF solvers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,18 +154,23 @@ pub enum Solver {
     Cbs,
     /// LaCAM with PIBT: complete, suboptimal, for thousands of agents.
     Lacam,
+    /// Explicit estimation CBS: a sum of costs within [`SolverConfig::suboptimality`] of
+    /// the optimum, for hundreds of agents.
+    Eecbs,
 }
 
 impl Solver {
     /// Every solver, in a fixed order.
-    pub const ALL: [Solver; 3] = [Solver::Pp, Solver::Cbs, Solver::Lacam];
+    pub const ALL: [Solver; 4] = [Solver::Pp, Solver::Cbs, Solver::Lacam, Solver::Eecbs];
 
-    /// The lower-case name used on the command line (`"pp"`, `"cbs"`, `"lacam"`).
+    /// The lower-case name used on the command line (`"pp"`, `"cbs"`, `"lacam"`,
+    /// `"eecbs"`).
     pub fn name(self) -> &'static str {
         match self {
             Solver::Pp => "pp",
             Solver::Cbs => "cbs",
             Solver::Lacam => "lacam",
+            Solver::Eecbs => "eecbs",
         }
     }
 }
@@ -192,7 +206,7 @@ impl FromStr for Solver {
             .find(|v| v.name().eq_ignore_ascii_case(s))
             .ok_or_else(|| {
                 MapfError::InvalidArgument(format!(
-                    "unknown solver {s:?}: expected one of pp, cbs, lacam"
+                    "unknown solver {s:?}: expected one of pp, cbs, lacam, eecbs"
                 ))
             })
     }
@@ -362,7 +376,7 @@ impl FromStr for LowLevel {
 ///     .with_priority(PriorityOrder::ShortestFirst);
 /// assert_eq!(config.seed, 7);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct SolverConfig {
@@ -386,6 +400,18 @@ pub struct SolverConfig {
     /// on another; the search ends early only when LaCAM* has proven its best optimal).
     #[cfg_attr(feature = "serde", serde(default))]
     pub first_solution: bool,
+    /// EECBS only: the factor `w` (1 to 1000, rounded to thousandths) its sum of costs may
+    /// exceed the optimum by; 1.2 by default. `w = 1` is optimal.
+    #[cfg_attr(feature = "serde", serde(default = "default_suboptimality"))]
+    pub suboptimality: f64,
+}
+
+/// EECBS's default factor, the one its paper's headline results use.
+const DEFAULT_SUBOPTIMALITY: f64 = 1.2;
+
+#[cfg(feature = "serde")]
+fn default_suboptimality() -> f64 {
+    DEFAULT_SUBOPTIMALITY
 }
 
 impl Default for SolverConfig {
@@ -398,6 +424,7 @@ impl Default for SolverConfig {
             low_level: LowLevel::default(),
             memory_limit: DEFAULT_MEMORY_LIMIT,
             first_solution: false,
+            suboptimality: DEFAULT_SUBOPTIMALITY,
         }
     }
 }
@@ -432,6 +459,14 @@ impl SolverConfig {
         }
     }
 
+    /// This config with another EECBS factor (checked by [`solve`]: 1 to 1000).
+    pub fn with_suboptimality(self, suboptimality: f64) -> SolverConfig {
+        SolverConfig {
+            suboptimality,
+            ..self
+        }
+    }
+
     /// This config with another memory budget, in bytes.
     pub fn with_memory_limit(self, memory_limit: u64) -> SolverConfig {
         SolverConfig {
@@ -462,9 +497,13 @@ pub struct Improvement {
     pub elapsed: Duration,
     /// The new solution's sum of costs (each strictly below the one before).
     pub soc: u64,
-    /// What found it: `"pp"`, `"cbs"`, `"lacam"` (the first solution), `"lacam*"` (LaCAM*'s
-    /// rewiring) or `"lns"` (large-neighbourhood refinement).
+    /// What found it: `"pp"`, `"cbs"`, `"eecbs"`, `"lacam"` (the first solution), `"lacam*"`
+    /// (LaCAM*'s rewiring) or `"lns"` (large-neighbourhood refinement).
     pub by: &'static str,
+    /// A proven lower bound on the optimal sum of costs: the optimum itself for CBS (and for
+    /// a LaCAM* that has proven its best), EECBS's bound (`soc <= w * lower_bound`), else
+    /// [`Instance::lower_bound`].
+    pub lower_bound: u64,
 }
 
 /// Solves `instance` with `solver` within `config.time_limit` and `config.memory_limit`.
@@ -491,17 +530,18 @@ pub fn solve_with_progress(
 ) -> Result<SolveOutcome, MapfError> {
     let started = Instant::now();
     let outcome = solve_within_limits(instance, solver, config, started, on_improvement);
-    if let Ok(SolveOutcome::Solved(solution)) = &outcome
+    if let Ok((SolveOutcome::Solved(solution), lower_bound)) = &outcome
         && solver != Solver::Lacam
     {
         on_improvement(&Improvement {
             elapsed: started.elapsed(),
             soc: solution.soc(),
             by: solver.name(),
+            lower_bound: (*lower_bound).max(instance.lower_bound()),
         });
     }
     match outcome {
-        Ok(outcome) => Ok(outcome),
+        Ok((outcome, _)) => Ok(outcome),
         Err(Halt::Limit(limit)) => Ok(SolveOutcome::LimitReached(limit)),
         Err(Halt::Error(err)) => Err(err),
     }
@@ -510,14 +550,25 @@ pub fn solve_with_progress(
 /// The distance maps' memory, as named in a [`Limit::Memory`].
 const MAPS: &str = "the distance maps";
 
-/// [`solve`], with limits and errors as one [`Halt`].
+/// [`solve`], with limits and errors as one [`Halt`]; beside the outcome, the solver's own
+/// proven lower bound on the optimum (0 where it has none).
 fn solve_within_limits(
     instance: &Instance,
     solver: Solver,
     config: &SolverConfig,
     started: Instant,
     on_improvement: &mut dyn FnMut(&Improvement),
-) -> Result<SolveOutcome, Halt> {
+) -> Result<(SolveOutcome, u64), Halt> {
+    let weight = match solver {
+        Solver::Eecbs => Some(Weight::new(config.suboptimality).ok_or_else(|| {
+            MapfError::InvalidArgument(format!(
+                "the suboptimality factor must be a number from 1 to {}, got {}",
+                Weight::MAX,
+                config.suboptimality
+            ))
+        })?),
+        _ => None,
+    };
     let deadline = Deadline::after(config.time_limit);
     let mut budget = Budget::new(config.memory_limit);
     budget.charge("the map graph", Graph::bytes_for(instance.grid()))?;
@@ -529,11 +580,13 @@ fn solve_within_limits(
         && config.low_level == LowLevel::Sparse
         && CompactMaps::bytes_for(&graph, goals.len()) > budget.remaining() / 2
     {
-        return lazy_pp(instance, &graph, &starts, &goals, config, deadline, budget);
+        let outcome = lazy_pp(instance, &graph, &starts, &goals, config, deadline, budget)?;
+        return Ok((outcome, 0));
     }
     // The wavefront low level reads u32 maps as its heuristic; everything else takes u16
     // where the distances fit.
-    let wide = solver != Solver::Lacam && config.low_level == LowLevel::Wavefront;
+    let wide =
+        matches!(solver, Solver::Pp | Solver::Cbs) && config.low_level == LowLevel::Wavefront;
     let maps = distances(
         instance.grid(),
         &graph,
@@ -551,19 +604,22 @@ fn solve_within_limits(
         Ok(layered::World::new(instance.grid(), &graph, wide, deadline))
     };
     let outcome = match solver {
-        Solver::Lacam => run_lacam(
-            &Problem {
-                graph: &graph,
-                dist: &dist,
-                starts: &starts,
-                goals: &goals,
-            },
-            config,
-            deadline,
-            budget,
-            started,
-            on_improvement,
-        )?,
+        Solver::Lacam => (
+            run_lacam(
+                &Problem {
+                    graph: &graph,
+                    dist: &dist,
+                    starts: &starts,
+                    goals: &goals,
+                },
+                config,
+                deadline,
+                budget,
+                started,
+                on_improvement,
+            )?,
+            0,
+        ),
         Solver::Pp => {
             let order = priority_order(config, starts.len(), |a| dist.get(a, starts[a]));
             let planned = match config.low_level {
@@ -580,17 +636,26 @@ fn solve_within_limits(
                     pp::prioritized_wavefront(&world()?, &dist, &starts, &goals, &order, budget)
                 }
             };
-            pp_outcome(&graph, planned, config)?
+            (pp_outcome(&graph, planned, config)?, 0)
         }
-        Solver::Cbs => {
+        Solver::Cbs | Solver::Eecbs => {
+            // EECBS's focal low level is the sparse one.
             let layered = match config.low_level {
-                LowLevel::Wavefront => Some(world()?),
-                LowLevel::Sparse => None,
+                LowLevel::Wavefront if weight.is_none() => Some(world()?),
+                _ => None,
             };
-            match cbs::cbs(&graph, &dist, &starts, &goals, deadline, budget, layered) {
-                cbs::CbsResult::Solved(paths) => SolveOutcome::Solved(from_paths(&graph, paths)),
-                cbs::CbsResult::NoSolution => SolveOutcome::NoSolution(
-                    "no solution exists: CBS exhausted its constraint tree".into(),
+            let tree = cbs::cbs(
+                &graph, &dist, &starts, &goals, deadline, budget, layered, weight,
+            );
+            match tree {
+                cbs::CbsResult::Solved { paths, lower_bound } => {
+                    (SolveOutcome::Solved(from_paths(&graph, paths)), lower_bound)
+                }
+                cbs::CbsResult::NoSolution => (
+                    SolveOutcome::NoSolution(format!(
+                        "no solution exists: {solver} exhausted its constraint tree"
+                    )),
+                    0,
                 ),
                 cbs::CbsResult::Halted(halt) => return Err(halt),
             }
@@ -848,6 +913,8 @@ struct Shared {
     /// before the first solution is offered).
     refiner_bytes: AtomicU64,
     started: Instant,
+    /// The instance's lower bound, reported with every improvement.
+    lower_bound: u64,
 }
 
 impl Shared {
@@ -874,6 +941,7 @@ impl Shared {
             elapsed: self.started.elapsed(),
             soc,
             by,
+            lower_bound: self.lower_bound,
         });
         self.wake.notify_all();
         Some(version)
@@ -919,6 +987,9 @@ fn run_lacam(
         finished: AtomicBool::new(false),
         refiner_bytes: AtomicU64::new(0),
         started,
+        lower_bound: (0..problem.starts.len())
+            .map(|a| u64::from(problem.dist.get(a, problem.starts[a])))
+            .sum(),
     };
     let (progress, reports) = mpsc::channel::<Improvement>();
     let search = |progress: mpsc::Sender<Improvement>| {

@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 
 use crate::Limit;
 use crate::limit::Budget;
-use crate::util::{Deadline, FAR, FxHashMap, Graph, MapView, NONE};
+use crate::util::{Deadline, FAR, FxHashMap, Graph, MapView, NONE, Weight};
 
 /// The rules of one low-level search. Time-dependent rules must all end by
 /// [`Rules::last_rule_time`]; afterwards only permanent ones (agents resting forever) apply.
@@ -38,10 +38,10 @@ pub(crate) trait Rules {
 
 /// Outcome of one low-level search.
 #[derive(Debug)]
-pub(crate) enum LowResult {
+pub(crate) enum LowResult<P = Vec<u32>> {
     /// `path[t]` is the cell at time `t`; the last entry is the goal, the first arrival after
-    /// which the agent can stay.
-    Found(Vec<u32>),
+    /// which the agent can stay ([`focal_space_time_astar`]: with its lower bound).
+    Found(P),
     /// No path exists under the rules (proven: the collapsed state space was exhausted).
     NoPath,
     /// The deadline passed, or the search's states would not fit the memory left.
@@ -194,4 +194,197 @@ fn recover(nodes: &[Node], mut id: u32) -> Vec<u32> {
     }
     path.reverse();
     path
+}
+
+/// Focal-list entry: fewest soft conflicts, then smallest f, closest to the goal, deepest,
+/// oldest.
+type FocalEntry = (Reverse<u32>, Reverse<u32>, Reverse<u32>, u32, Reverse<u32>);
+
+/// The generated states not yet expanded, counted by f, and those not yet offered to focal.
+#[derive(Default)]
+struct OpenByF {
+    count: Vec<u32>,
+    waiting: Vec<Vec<u32>>,
+}
+
+impl OpenByF {
+    fn add(&mut self, f: u32, id: u32, offered: bool) {
+        let f = f as usize;
+        if self.count.len() <= f {
+            self.count.resize(f + 1, 0);
+            self.waiting.resize_with(f + 1, Vec::new);
+        }
+        self.count[f] += 1;
+        if !offered {
+            self.waiting[f].push(id);
+        }
+    }
+
+    fn remove(&mut self, f: u32) {
+        self.count[f as usize] -= 1;
+    }
+
+    /// The smallest f at or above `from` with an open state.
+    fn min_from(&self, from: u32) -> Option<u32> {
+        (from as usize..self.count.len())
+            .find(|&f| self.count[f] > 0)
+            .map(|f| f as u32)
+    }
+}
+
+/// A path of cost at most `w` times the optimum under the rules, with few soft conflicts,
+/// and a lower bound `lb` on that optimum with `cost <= w * lb`: focal search (Pearl & Kim
+/// 1982), EECBS's low level. Focal admits no state above `room` unless `lb` does (the
+/// caller's budget for this path: a path within it keeps the whole plan within its bound).
+///
+/// Focal holds the open states with `f <= w * lb` ordered by soft conflicts first, where
+/// `lb` is the largest minimum f of the open states seen so far. Why `lb` bounds the
+/// optimum: the heuristic is consistent, so at every moment some state of an optimal path
+/// is open with its exact g, and its f is at most the optimum. States collapse after the
+/// last rule as in [`space_time_astar`]; since focal does not expand in f order, a state
+/// reached again *earlier* takes the earlier time (and is reopened), which keeps that
+/// argument and the finite state space.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn focal_space_time_astar(
+    graph: &Graph,
+    start: u32,
+    goal: u32,
+    h: MapView<'_>,
+    rules: &impl Rules,
+    weight: Weight,
+    room: u32,
+    deadline: Deadline,
+    budget: &Budget,
+) -> LowResult<(Vec<u32>, u32)> {
+    if h.at(start) == FAR {
+        return LowResult::NoPath;
+    }
+    let finish = rules.earliest_finish();
+    let cap = rules.last_rule_time().saturating_add(1).max(finish);
+    let key = |v: u32, t: u32| (u64::from(v) << 32) | u64::from(t.min(cap));
+    let heuristic = |v: u32, t: u32| h.at(v).max(finish.saturating_sub(t));
+    let latest = rules.latest_finish();
+    if finish > latest || heuristic(start, 0) > latest {
+        return LowResult::NoPath;
+    }
+    let bound_of = |lb: u32| {
+        let scaled = u32::try_from(weight.scale(u64::from(lb))).unwrap_or(u32::MAX);
+        scaled.min(room.max(lb))
+    };
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut open = OpenByF::default();
+    let mut focal: BinaryHeap<FocalEntry> = BinaryHeap::new();
+    let mut lb = heuristic(start, 0);
+    let mut bound = bound_of(lb);
+    let entry = |node: &Node, id: u32| {
+        let f = node.t + heuristic(node.v, node.t);
+        (
+            Reverse(node.conflicts),
+            Reverse(f),
+            Reverse(h.at(node.v)),
+            node.t,
+            Reverse(id),
+        )
+    };
+    nodes.push(Node {
+        v: start,
+        t: 0,
+        parent: NONE,
+        conflicts: 0,
+        closed: false,
+    });
+    index.insert(key(start, 0), 0);
+    open.add(lb, 0, true);
+    focal.push(entry(&nodes[0], 0));
+    let mut pops: u32 = 0;
+    loop {
+        let Some((Reverse(conflicts), Reverse(f), _, t, Reverse(id))) = focal.pop() else {
+            // Focal is empty: offer the states of the next f (if any is still open).
+            let Some(min) = open.min_from(lb) else {
+                return LowResult::NoPath;
+            };
+            lb = lb.max(min);
+            let new_bound = bound_of(lb);
+            for g in bound.saturating_add(1)..=new_bound.min(open.waiting.len() as u32 - 1) {
+                for id in std::mem::take(&mut open.waiting[g as usize]) {
+                    let node = &nodes[id as usize];
+                    if !node.closed && node.t + heuristic(node.v, node.t) == g {
+                        focal.push(entry(node, id));
+                    }
+                }
+            }
+            bound = bound.max(new_bound);
+            continue;
+        };
+        pops = pops.wrapping_add(1);
+        if pops.is_multiple_of(1024) {
+            if deadline.passed() {
+                return LowResult::Stopped(deadline.reached());
+            }
+            let held = nodes.len() as u64 * STATE_BYTES;
+            if let Err(limit) = budget.check("a single-agent space-time search", held) {
+                return LowResult::Stopped(limit);
+            }
+        }
+        let node = &mut nodes[id as usize];
+        if node.closed || node.conflicts != conflicts || node.t != t {
+            continue;
+        }
+        node.closed = true;
+        open.remove(f);
+        let v = node.v;
+        if v == goal && t >= finish {
+            // Lift the bound to the open minimum now: still at most the optimum.
+            let lb = open.min_from(lb).map_or(t, |min| lb.max(min.min(t)));
+            return LowResult::Found((recover(&nodes, id), lb));
+        }
+        let nt = t + 1;
+        for u in graph.neighbours(v).chain(std::iter::once(v)) {
+            let nf = nt + heuristic(u, nt);
+            if h.at(u) == FAR
+                || nf > latest
+                || rules.vertex_blocked(u, nt)
+                || rules.edge_blocked(v, u, nt)
+            {
+                continue;
+            }
+            let c = conflicts + rules.soft_conflicts(v, u, nt);
+            let k = key(u, nt);
+            let target = match index.get(&k) {
+                Some(&other) => {
+                    let o = &mut nodes[other as usize];
+                    let earlier = nt < o.t;
+                    if !earlier && (o.closed || o.t != nt || o.conflicts <= c) {
+                        continue;
+                    }
+                    if !o.closed {
+                        open.remove(o.t + heuristic(o.v, o.t));
+                    }
+                    o.t = nt;
+                    o.conflicts = c;
+                    o.parent = id;
+                    o.closed = false;
+                    other
+                }
+                None => {
+                    let new = nodes.len() as u32;
+                    nodes.push(Node {
+                        v: u,
+                        t: nt,
+                        parent: id,
+                        conflicts: c,
+                        closed: false,
+                    });
+                    index.insert(k, new);
+                    new
+                }
+            };
+            let offered = nf <= bound;
+            open.add(nf, target, offered);
+            if offered {
+                focal.push(entry(&nodes[target as usize], target));
+            }
+        }
+    }
 }

@@ -393,3 +393,30 @@ pub(crate) fn drop_in_background<T: Send + 'static>(garbage: T) {
     // Without a thread the value was dropped inside the failed spawn call.
     let _ = spawned;
 }
+
+/// A suboptimality factor `w >= 1` in thousandths, so that "cost within `w` of a bound" is
+/// integer arithmetic and exact (`1.2` is 1200/1000, not the binary fraction nearest 1.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Weight(u64);
+
+impl Weight {
+    /// The largest factor accepted: beyond it the bound says nothing a user could want.
+    pub(crate) const MAX: f64 = 1000.0;
+
+    /// `w` rounded to thousandths; `None` unless `1 <= w <= Weight::MAX`.
+    pub(crate) fn new(w: f64) -> Option<Weight> {
+        (w.is_finite() && (1.0..=Weight::MAX).contains(&w))
+            .then(|| Weight((w * 1000.0).round() as u64))
+    }
+
+    /// `floor(w * bound)`: the largest cost within the factor of `bound`.
+    pub(crate) fn scale(self, bound: u64) -> u64 {
+        let scaled = u128::from(bound) * u128::from(self.0) / 1000;
+        u64::try_from(scaled).unwrap_or(u64::MAX)
+    }
+
+    /// Whether `cost <= w * bound`.
+    pub(crate) fn admits(self, cost: u64, bound: u64) -> bool {
+        u128::from(cost) * 1000 <= u128::from(bound) * u128::from(self.0)
+    }
+}

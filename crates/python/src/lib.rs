@@ -473,11 +473,12 @@ impl NativePlanner {
     }
 }
 
-/// Solves a MAPF instance with `solver` (`"pp"`, `"cbs"`, `"lacam"`): the paths (lists of
-/// `(row, col)`, one per agent), or `None` when proven unsolvable (or, for PP, when the
-/// planner fails). A time or memory limit reached is a `RuntimeError` naming it.
+/// Solves a MAPF instance with `solver` (`"pp"`, `"cbs"`, `"eecbs"`, `"lacam"`): the paths
+/// (lists of `(row, col)`, one per agent), or `None` when proven unsolvable (or, for PP, when
+/// the planner fails). A time or memory limit reached is a `RuntimeError` naming it;
+/// `suboptimality` is EECBS's factor (a `ValueError` unless 1 to 1000).
 #[pyfunction]
-#[pyo3(signature = (grid, starts, goals, solver, time_limit=60.0, seed=0, first_solution=false))]
+#[pyo3(signature = (grid, starts, goals, solver, time_limit=60.0, seed=0, first_solution=false, suboptimality=1.2))]
 #[allow(clippy::too_many_arguments)]
 fn solve_mapf(
     py: Python<'_>,
@@ -488,6 +489,7 @@ fn solve_mapf(
     time_limit: f64,
     seed: u64,
     first_solution: bool,
+    suboptimality: f64,
 ) -> PyResult<Option<Vec<PyPath>>> {
     let solver: Solver = solver.parse().map_err(value_error)?;
     if time_limit.is_nan() || time_limit <= 0.0 {
@@ -501,7 +503,8 @@ fn solve_mapf(
     let config = SolverConfig::default()
         .with_time_limit(Duration::try_from_secs_f64(time_limit).unwrap_or(Duration::MAX))
         .with_seed(seed)
-        .with_first_solution(first_solution);
+        .with_first_solution(first_solution)
+        .with_suboptimality(suboptimality);
     let outcome = py
         .detach(|| cuplan::mapf::solve(&instance, solver, &config))
         .map_err(value_error)?;

@@ -188,6 +188,18 @@ def test_cbs_is_optimal_where_prioritized_is_not_worse_and_all_plans_validate(se
             assert other.sum_of_costs >= cbs.sum_of_costs
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_eecbs_stays_within_its_factor_of_cbs(seed):
+    problem = random_scenario(12, 6, obstacle_density=0.2, seed=seed).to_cuplan()
+    optimum = cuplan.CBS(time_limit=20).solve(problem).sum_of_costs
+    for w in (1.0, 1.1, 1.5):
+        eecbs = cuplan.EECBS(suboptimality=w, time_limit=20).solve(problem)
+        assert eecbs is not None and eecbs.validate(problem) is None
+        assert optimum <= eecbs.sum_of_costs <= w * optimum + 1e-9
+    with pytest.raises(ValueError, match="suboptimality"):
+        cuplan.EECBS(suboptimality=0.9).solve(problem)
+
+
 def test_validate_names_the_first_violation():
     grid = cuplan.Grid(np.zeros((2, 3)))
     problem = cuplan.Problem(grid, [cuplan.Agent("a", (0, 0), (0, 2)),

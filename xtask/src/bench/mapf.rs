@@ -62,13 +62,16 @@ pub(crate) struct MapfPlan<'a> {
     pub(crate) agents: Option<&'a [usize]>,
     /// Memory budget of every run, in bytes.
     pub(crate) memory_limit: u64,
+    /// EECBS's factor.
+    pub(crate) suboptimality: f64,
 }
 
 /// Agent counts tried per solver; each series stops at the first failure. Anytime LaCAM
 /// uses its whole time limit per run, so it runs the counts of the lacam3 comparison.
 fn agent_steps(solver: Solver, first_solution: bool) -> &'static [usize] {
     match solver {
-        Solver::Cbs => &[5, 10, 15, 20, 25, 30, 35, 40, 50, 60],
+        Solver::Cbs => &[5, 10, 15, 20, 25, 30, 35, 40, 50, 60, 70, 80, 90, 100],
+        Solver::Eecbs => &[50, 100, 150, 200, 250, 280, 300, 350, 400],
         Solver::Lacam if !first_solution => &[200, 500, 1000],
         _ => &[10, 50, 100, 200, 400, 600, 800, 1000],
     }
@@ -117,7 +120,8 @@ fn run_one(
         .with_time_limit(plan.time_limit)
         .with_low_level(plan.low_level)
         .with_first_solution(plan.first_solution)
-        .with_memory_limit(plan.memory_limit);
+        .with_memory_limit(plan.memory_limit)
+        .with_suboptimality(plan.suboptimality);
     let lb = instance.lower_bound();
     let ratio = |soc: u64| soc as f64 / lb.max(1) as f64;
     let t = Instant::now();

@@ -118,8 +118,11 @@ pub(crate) struct Args {
     #[arg(long, value_delimiter = ',', default_value = "64,256,1024")]
     batch_sizes: Vec<u32>,
     /// MAPF suite: solvers to run.
-    #[arg(long, value_delimiter = ',', default_value = "lacam,pp,cbs")]
+    #[arg(long, value_delimiter = ',', default_value = "lacam,pp,cbs,eecbs")]
     solvers: Vec<String>,
+    /// MAPF suite: EECBS's suboptimality factor.
+    #[arg(long, default_value_t = 1.2)]
+    suboptimality: f64,
     /// MAPF suite: only these maps (file stems).
     #[arg(long, value_delimiter = ',')]
     maps: Option<Vec<String>>,
@@ -261,6 +264,7 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
         first_solution: args.first_solution,
         agents: args.mapf_agents.as_deref(),
         memory_limit: cuplan::mapf::DEFAULT_MEMORY_LIMIT,
+        suboptimality: args.suboptimality,
     };
     let mut rows = if data.join("maps").is_dir() {
         let progress = progress_bar(args.quiet, mapf::scenarios(&plan)?.len() as u64);

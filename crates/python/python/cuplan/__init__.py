@@ -18,7 +18,7 @@ from .backend import CudaUnavailableError, cuda_available, resolve_backend
 from .bfs import distance_maps
 from .grid import Grid
 from .jps import ALGORITHMS, JpsPath, Planner
-from .mapf import CBS, LaCAM, LimitReached
+from .mapf import CBS, EECBS, LaCAM, LimitReached
 from .movingai import ScenEntry, load_map, load_scen
 from .pibt import PIBT
 from .prioritized import PrioritizedPlanning
@@ -33,6 +33,7 @@ __all__ = [
     "CBS",
     "Conflict",
     "CudaUnavailableError",
+    "EECBS",
     "Grid",
     "JpsPath",
     "LaCAM",

@@ -53,6 +53,7 @@ def solve_mapf(
     time_limit: float = 60.0,
     seed: int = 0,
     first_solution: bool = False,
+    suboptimality: float = 1.2,
 ) -> list[list[_RowCol]] | None: ...
 def load_map(path: str | os.PathLike[str]) -> npt.NDArray[np.bool_]: ...
 def load_scen(

@@ -1,6 +1,7 @@
-"""Multi-agent solvers of the Rust core beside 0.1's: optimal CBS and complete LaCAM.
+"""Multi-agent solvers of the Rust core beside 0.1's: optimal CBS, bounded-suboptimal EECBS
+and complete LaCAM.
 
-Both take a :class:`~cuplan.problem.Problem` and return a :class:`~cuplan.problem.Solution`
+Each takes a :class:`~cuplan.problem.Problem` and return a :class:`~cuplan.problem.Solution`
 (paths end when the agent reaches its goal for good) or None when the instance is proven
 unsolvable. A time or memory limit reached first raises :class:`LimitReached`: a limit is
 never reported as "no solution".
@@ -13,7 +14,7 @@ import time
 from . import _core
 from .problem import Problem, Solution
 
-__all__ = ["CBS", "LaCAM", "LimitReached"]
+__all__ = ["CBS", "EECBS", "LaCAM", "LimitReached"]
 
 
 class LimitReached(RuntimeError):
@@ -24,6 +25,8 @@ class _NativeSolver:
     name = ""
 
     first_solution = False
+
+    suboptimality = 1.2
 
     def __init__(self, time_limit: float = 60.0, seed: int = 0):
         self.time_limit = time_limit
@@ -49,6 +52,7 @@ class _NativeSolver:
                 self.time_limit,
                 self.seed,
                 self.first_solution,
+                self.suboptimality,
             )
         except RuntimeError as error:
             raise LimitReached(str(error)) from None
@@ -72,6 +76,27 @@ class CBS(_NativeSolver):
     """
 
     name = "cbs"
+
+
+class EECBS(_NativeSolver):
+    """Explicit estimation CBS (Li, Ruml & Koenig 2021): a sum of costs at most
+    ``suboptimality`` times the optimum, for hundreds of agents (focal search at the low
+    level, the same conflict reasoning as :class:`CBS`).
+
+    Args:
+        suboptimality: the factor ``w``, from 1 (optimal) to 1000.
+        time_limit: seconds before :class:`LimitReached`.
+        seed: seed of the solver's random choices.
+
+    Raises:
+        ValueError: (from ``solve``) for a factor outside 1 to 1000.
+    """
+
+    name = "eecbs"
+
+    def __init__(self, suboptimality: float = 1.2, time_limit: float = 60.0, seed: int = 0):
+        super().__init__(time_limit, seed)
+        self.suboptimality = suboptimality
 
 
 class LaCAM(_NativeSolver):
