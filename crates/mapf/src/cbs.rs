@@ -809,7 +809,7 @@ impl Cbs<'_> {
                 (false, false) => Class::NonCardinal,
                 _ => Class::SemiCardinal,
             };
-            if class == Class::Cardinal {
+            if class == Class::Cardinal && self.is_exact(node, c.a) && self.is_exact(node, c.b) {
                 cardinal_edges.push((c.a, c.b));
             }
             if best.is_none_or(|b| (class, c) < b) {
@@ -818,8 +818,6 @@ impl Cbs<'_> {
         }
         node.chosen = best.map(|(_, c)| c);
         node.h = vertex_cover(&cardinal_edges);
-        // Admissible beside lower bounds too: a cardinal conflict forces one of its agents
-        // above its path's cost, which is at least that path's lower bound.
         let lbs: u64 = node
             .paths
             .iter()
@@ -827,6 +825,15 @@ impl Cbs<'_> {
             .sum();
         node.lb = node.lb.max(lbs + node.h);
         Ok(())
+    }
+
+    /// Whether `agent`'s path in `node` costs its lower bound, so that it is optimal under the
+    /// node's constraints (always in optimal CBS). Only then does a cardinal conflict say
+    /// something about the lower bound: it forces one of the two agents above its path's
+    /// cost, and an EECBS path above its bound may have cheaper, conflict-free alternatives.
+    fn is_exact(&self, node: &CtNode, agent: u32) -> bool {
+        let path = node.paths[agent as usize] as usize;
+        (self.path_store[path].len() - 1) as u32 == self.path_lb[path]
     }
 
     /// Whether every optimal path of `agent` (under the node's constraints) is in conflict

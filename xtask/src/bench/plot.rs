@@ -551,6 +551,7 @@ mod tests {
                         makespan: None,
                         first_solution_s: None,
                         first_soc_over_lb: None,
+                        proven_lb: None,
                         lacam3_soc_over_lb: None,
                         curve: Vec::new(),
                         peak_rss_mib: None,
