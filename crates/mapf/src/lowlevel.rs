@@ -70,6 +70,24 @@ struct Node {
     closed: bool,
 }
 
+/// Counts a pop and, every 1024th, checks the deadline and the memory `states` hold.
+fn over_limits(
+    pops: &mut u32,
+    deadline: Deadline,
+    budget: &Budget,
+    states: usize,
+) -> Option<Limit> {
+    *pops = pops.wrapping_add(1);
+    if !pops.is_multiple_of(1024) {
+        return None;
+    }
+    if deadline.passed() {
+        return Some(deadline.reached());
+    }
+    let held = states as u64 * STATE_BYTES;
+    budget.check("a single-agent space-time search", held).err()
+}
+
 /// A minimum-arrival-time path; among those, one with few soft conflicts.
 ///
 /// After [`Rules::last_rule_time`] `T` the rules no longer depend on time, so states at times
@@ -115,15 +133,8 @@ pub(crate) fn space_time_astar(
     ));
     let mut pops: u32 = 0;
     while let Some((_, Reverse(conflicts), _, _, Reverse(id))) = open.pop() {
-        pops = pops.wrapping_add(1);
-        if pops.is_multiple_of(1024) {
-            if deadline.passed() {
-                return LowResult::Stopped(deadline.reached());
-            }
-            let held = nodes.len() as u64 * STATE_BYTES;
-            if let Err(limit) = budget.check("a single-agent space-time search", held) {
-                return LowResult::Stopped(limit);
-            }
+        if let Some(limit) = over_limits(&mut pops, deadline, budget, nodes.len()) {
+            return LowResult::Stopped(limit);
         }
         let node = &mut nodes[id as usize];
         if node.closed || node.conflicts != conflicts {
@@ -317,15 +328,8 @@ pub(crate) fn focal_space_time_astar(
             bound = bound.max(new_bound);
             continue;
         };
-        pops = pops.wrapping_add(1);
-        if pops.is_multiple_of(1024) {
-            if deadline.passed() {
-                return LowResult::Stopped(deadline.reached());
-            }
-            let held = nodes.len() as u64 * STATE_BYTES;
-            if let Err(limit) = budget.check("a single-agent space-time search", held) {
-                return LowResult::Stopped(limit);
-            }
+        if let Some(limit) = over_limits(&mut pops, deadline, budget, nodes.len()) {
+            return LowResult::Stopped(limit);
         }
         let node = &mut nodes[id as usize];
         if node.closed || node.conflicts != conflicts || node.t != t {

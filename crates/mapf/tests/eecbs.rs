@@ -115,28 +115,6 @@ fn refuses_bad_factors() {
     ));
 }
 
-#[test]
-fn an_unsolvable_instance_is_never_solved() {
-    // Two agents swapping the ends of a corridor.
-    let grid = Arc::new(Grid::from_ascii("...\n").unwrap());
-    let inst = Instance::new(
-        grid,
-        vec![Cell::new(0, 0), Cell::new(2, 0)],
-        vec![Cell::new(2, 0), Cell::new(0, 0)],
-    )
-    .unwrap();
-    let outcome = solve(
-        &inst,
-        Solver::Eecbs,
-        &config(1.5, Duration::from_millis(300)),
-    )
-    .unwrap();
-    assert!(matches!(
-        outcome,
-        SolveOutcome::LimitReached(_) | SolveOutcome::NoSolution(_)
-    ));
-}
-
 /// Hundreds of agents on the shared benchmark (skipped without it).
 #[test]
 fn solves_a_hundred_and_fifty_agents_on_random_32_32_10() {
