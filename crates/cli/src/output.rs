@@ -4,7 +4,8 @@
 //! command quietly (as `head` expects of a Unix tool); any other write error is one line
 //! naming the output, exit 1. An `--out` file is checked before any work starts and written to
 //! a temporary file beside it, renamed into place only when complete, so a failed run leaves
-//! no partial file and an earlier one untouched.
+//! no partial file and an earlier one untouched; one that exists and is not a regular file
+//! (`/dev/null`, a FIFO) is written to directly instead of being replaced.
 
 use std::io::{self, Write};
 use std::num::{NonZeroU64, NonZeroUsize};
@@ -243,11 +244,19 @@ pub(crate) struct Destination {
     file: Option<OutFile>,
 }
 
-/// An `--out` file: its path, and the temporary file beside it that becomes it when complete.
+/// An `--out` file: its path, and the temporary file beside it that becomes it when complete;
+/// or something that is not a regular file (`/dev/null`, a FIFO, a terminal), written to
+/// directly: renaming over it would put a plain file in its place.
 #[derive(Debug)]
-struct OutFile {
-    path: PathBuf,
-    temp: tempfile::NamedTempFile,
+enum OutFile {
+    Replaced {
+        path: PathBuf,
+        temp: tempfile::NamedTempFile,
+    },
+    Direct {
+        path: PathBuf,
+        file: std::fs::File,
+    },
 }
 
 impl Destination {
@@ -264,6 +273,18 @@ impl Destination {
         if path.metadata().is_ok_and(|m| m.permissions().readonly()) {
             return Err(refuse("is read-only".to_string()));
         }
+        if path.metadata().is_ok_and(|m| !m.is_file()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| refuse(format!("cannot be written to: {}", e.kind())))?;
+            return Ok(Destination {
+                file: Some(OutFile::Direct {
+                    path: path.to_path_buf(),
+                    file,
+                }),
+            });
+        }
         let folder = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
@@ -275,7 +296,7 @@ impl Destination {
         let temp = temp_file_in(folder)
             .map_err(|e| refuse(format!("cannot write in its folder: {}", e.kind())))?;
         Ok(Destination {
-            file: Some(OutFile {
+            file: Some(OutFile::Replaced {
                 path: path.to_path_buf(),
                 temp,
             }),
@@ -287,8 +308,16 @@ impl Destination {
         self,
         body: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> Result<(), Failure> {
-        let Some(OutFile { path, temp }) = self.file else {
-            return to_stdout(body);
+        let (path, temp) = match self.file {
+            None => return to_stdout(body),
+            Some(OutFile::Direct { path, file }) => {
+                let name = path.display().to_string();
+                let mut sink = io::BufWriter::new(file);
+                return body(&mut sink)
+                    .and_then(|()| sink.flush())
+                    .map_err(|e| write_failure(&name, &e));
+            }
+            Some(OutFile::Replaced { path, temp }) => (path, temp),
         };
         let name = path.display().to_string();
         let mut sink = io::BufWriter::new(temp);

@@ -608,6 +608,35 @@ fn limit_zero_and_out_files_behave_as_documented() {
     );
 }
 
+/// An `--out` that is not a regular file (here a FIFO; `/dev/null` alike) is written to, never
+/// replaced by a plain file.
+#[cfg(unix)]
+#[test]
+fn out_to_a_fifo_writes_through_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("fifo");
+    let grid = generate::rooms(40, 30, 8, 1).unwrap();
+    let queries = generate::random_queries(&grid, 5, 2);
+    let (map, scen) = write_case(&dir, &grid, &queries);
+    let fifo = dir.join("answers.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let out_arg = fifo.display().to_string();
+    let (code, _, stderr) = cuplan(&["solve", "--map", &map, "--scen", &scen, "--out", &out_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    // Checked before joining: had the FIFO been replaced, the reader would wait forever.
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "--out replaced the FIFO: {kind:?}");
+    assert_eq!(reader.join().unwrap().lines().count(), 5);
+}
+
 /// A scenario whose queries name another map file gets one warning line, and is answered.
 #[test]
 fn a_scenario_for_another_map_name_is_warned_of() {
