@@ -199,6 +199,20 @@ pub(crate) fn lacam(
                 if mode == Mode::FirstSolution {
                     break 'search None;
                 }
+                // Edges met before the first solution were only recorded; settle every `g`
+                // over them now, which may already improve on it.
+                let pushed_before = search.open.len();
+                if search.settle_all(deadline) {
+                    let best = backtrack(&search.nodes, top);
+                    if set_aside(budget, improved(&best, budget.remaining())) {
+                        handed_off = true;
+                        break 'search None;
+                    }
+                }
+                let pushed = (search.open.len() - pushed_before) as u64;
+                if let Err(limit) = budget.charge(SEARCH, pushed * EDGE_BYTES) {
+                    break 'search Some(limit);
+                }
                 continue;
             }
             let node = &mut search.nodes[top as usize];
@@ -226,7 +240,12 @@ pub(crate) fn lacam(
                 if let Err(limit) = budget.charge(SEARCH, 2 * EDGE_BYTES) {
                     break 'search Some(limit);
                 }
-                if mode == Mode::FirstSolution {
+                if search.goal.is_none() {
+                    // Up to the first solution the search is exactly the first-solution
+                    // mode's: rewiring now would change which parents its answer follows.
+                    if mode == Mode::Anytime {
+                        search.record_edge(top, known);
+                    }
                     search.open.push(known);
                     continue;
                 }
@@ -310,13 +329,32 @@ impl Search<'_> {
     /// goes back on the open stack. Returns whether the best solution got cheaper.
     /// Checks `deadline` as it goes: the known graph can be large.
     fn rewire(&mut self, from: u32, to: u32, deadline: Deadline) -> bool {
+        self.record_edge(from, to);
+        self.dirty.clear();
+        self.dirty.push_back(from);
+        self.propagate(deadline)
+    }
+
+    fn record_edge(&mut self, from: u32, to: u32) {
         let edges = &mut self.nodes[from as usize].next;
         if !edges.contains(&to) {
             edges.push(to);
         }
-        let mut goal_improved = false;
+    }
+
+    /// Propagates shorter `g`s from every node over every recorded edge (as [`rewire`] does
+    /// from one); returns whether the best solution got cheaper.
+    ///
+    /// [`rewire`]: Search::rewire
+    fn settle_all(&mut self, deadline: Deadline) -> bool {
         self.dirty.clear();
-        self.dirty.push_back(from);
+        self.dirty.extend(0..self.nodes.len() as u32);
+        self.propagate(deadline)
+    }
+
+    /// Runs the work queue in `dirty` to a fixed point (or the deadline).
+    fn propagate(&mut self, deadline: Deadline) -> bool {
+        let mut goal_improved = false;
         let mut pops: u32 = 0;
         while let Some(u) = self.dirty.pop_front() {
             pops = pops.wrapping_add(1);
