@@ -70,6 +70,27 @@ struct Node {
     closed: bool,
 }
 
+/// Adds a state first reached now, indexed by its key; returns its id.
+fn insert_node(nodes: &mut Vec<Node>, index: &mut FxHashMap<u64, u32>, k: u64, node: Node) -> u32 {
+    let id = nodes.len() as u32;
+    nodes.push(node);
+    index.insert(k, id);
+    id
+}
+
+impl Node {
+    /// A state reached at `t` from `parent`, not yet expanded.
+    fn open(v: u32, t: u32, parent: u32, conflicts: u32) -> Node {
+        Node {
+            v,
+            t,
+            parent,
+            conflicts,
+            closed: false,
+        }
+    }
+}
+
 /// Counts a pop and, every 1024th, checks the deadline and the memory `states` hold.
 fn over_limits(
     pops: &mut u32,
@@ -88,6 +109,45 @@ fn over_limits(
     budget.check("a single-agent space-time search", held).err()
 }
 
+/// The times a search for one agent works within, and its heuristic.
+struct Window<'a> {
+    /// The earliest time the agent may finish.
+    finish: u32,
+    /// States at or after this time are keyed as this time: no rule changes after it.
+    cap: u32,
+    /// The latest time the agent may finish.
+    latest: u32,
+    h: MapView<'a>,
+}
+
+impl<'a> Window<'a> {
+    /// `None` where no path can exist: the goal is unreachable or cannot be made in time.
+    fn of(start: u32, h: MapView<'a>, rules: &impl Rules) -> Option<Window<'a>> {
+        let finish = rules.earliest_finish();
+        let latest = rules.latest_finish();
+        if h.at(start) == FAR || finish > latest || h.at(start).max(finish) > latest {
+            return None;
+        }
+        let cap = rules.last_rule_time().saturating_add(1).max(finish);
+        Some(Window {
+            finish,
+            cap,
+            latest,
+            h,
+        })
+    }
+
+    /// The state `(v, t)`'s key: times past the last rule are one state.
+    fn key(&self, v: u32, t: u32) -> u64 {
+        (u64::from(v) << 32) | u64::from(t.min(self.cap))
+    }
+
+    /// A lower bound on the time still needed from `v` at `t`.
+    fn heuristic(&self, v: u32, t: u32) -> u32 {
+        self.h.at(v).max(self.finish.saturating_sub(t))
+    }
+}
+
 /// A minimum-arrival-time path; among those, one with few soft conflicts.
 ///
 /// After [`Rules::last_rule_time`] `T` the rules no longer depend on time, so states at times
@@ -102,30 +162,21 @@ pub(crate) fn space_time_astar(
     deadline: Deadline,
     budget: &Budget,
 ) -> LowResult {
-    if h.at(start) == FAR {
+    let Some(w) = Window::of(start, h, rules) else {
         return LowResult::NoPath;
-    }
-    let finish = rules.earliest_finish();
-    let cap = rules.last_rule_time().saturating_add(1).max(finish);
-    let key = |v: u32, t: u32| (u64::from(v) << 32) | u64::from(t.min(cap));
-    let heuristic = |v: u32, t: u32| h.at(v).max(finish.saturating_sub(t));
-    let latest = rules.latest_finish();
-    if finish > latest || heuristic(start, 0) > latest {
-        return LowResult::NoPath;
-    }
+    };
+    let (finish, latest) = (w.finish, w.latest);
     let mut nodes: Vec<Node> = Vec::new();
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
     let mut open: BinaryHeap<OpenEntry> = BinaryHeap::new();
-    nodes.push(Node {
-        v: start,
-        t: 0,
-        parent: NONE,
-        conflicts: 0,
-        closed: false,
-    });
-    index.insert(key(start, 0), 0);
+    insert_node(
+        &mut nodes,
+        &mut index,
+        w.key(start, 0),
+        Node::open(start, 0, NONE, 0),
+    );
     open.push((
-        Reverse(heuristic(start, 0)),
+        Reverse(w.heuristic(start, 0)),
         Reverse(0),
         Reverse(h.at(start)),
         0,
@@ -149,14 +200,14 @@ pub(crate) fn space_time_astar(
         let moves = graph.neighbours(v).chain(std::iter::once(v));
         for u in moves {
             if h.at(u) == FAR
-                || nt + heuristic(u, nt) > latest
+                || nt + w.heuristic(u, nt) > latest
                 || rules.vertex_blocked(u, nt)
                 || rules.edge_blocked(v, u, nt)
             {
                 continue;
             }
             let c = conflicts + rules.soft_conflicts(v, u, nt);
-            let k = key(u, nt);
+            let k = w.key(u, nt);
             match index.get(&k) {
                 Some(&other) => {
                     let o = &mut nodes[other as usize];
@@ -166,7 +217,7 @@ pub(crate) fn space_time_astar(
                     o.conflicts = c;
                     o.parent = id;
                     open.push((
-                        Reverse(nt + heuristic(u, nt)),
+                        Reverse(nt + w.heuristic(u, nt)),
                         Reverse(c),
                         Reverse(h.at(u)),
                         nt,
@@ -174,17 +225,9 @@ pub(crate) fn space_time_astar(
                     ));
                 }
                 None => {
-                    let new = nodes.len() as u32;
-                    nodes.push(Node {
-                        v: u,
-                        t: nt,
-                        parent: id,
-                        conflicts: c,
-                        closed: false,
-                    });
-                    index.insert(k, new);
+                    let new = insert_node(&mut nodes, &mut index, k, Node::open(u, nt, id, c));
                     open.push((
-                        Reverse(nt + heuristic(u, nt)),
+                        Reverse(nt + w.heuristic(u, nt)),
                         Reverse(c),
                         Reverse(h.at(u)),
                         nt,
@@ -267,17 +310,10 @@ pub(crate) fn focal_space_time_astar(
     deadline: Deadline,
     budget: &Budget,
 ) -> LowResult<(Vec<u32>, u32)> {
-    if h.at(start) == FAR {
+    let Some(w) = Window::of(start, h, rules) else {
         return LowResult::NoPath;
-    }
-    let finish = rules.earliest_finish();
-    let cap = rules.last_rule_time().saturating_add(1).max(finish);
-    let key = |v: u32, t: u32| (u64::from(v) << 32) | u64::from(t.min(cap));
-    let heuristic = |v: u32, t: u32| h.at(v).max(finish.saturating_sub(t));
-    let latest = rules.latest_finish();
-    if finish > latest || heuristic(start, 0) > latest {
-        return LowResult::NoPath;
-    }
+    };
+    let (finish, latest) = (w.finish, w.latest);
     let bound_of = |lb: u32| {
         let scaled = u32::try_from(weight.scale(u64::from(lb))).unwrap_or(u32::MAX);
         scaled.min(room.max(lb))
@@ -286,10 +322,10 @@ pub(crate) fn focal_space_time_astar(
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
     let mut open = OpenByF::default();
     let mut focal: BinaryHeap<FocalEntry> = BinaryHeap::new();
-    let mut lb = heuristic(start, 0);
+    let mut lb = w.heuristic(start, 0);
     let mut bound = bound_of(lb);
     let entry = |node: &Node, id: u32| {
-        let f = node.t + heuristic(node.v, node.t);
+        let f = node.t + w.heuristic(node.v, node.t);
         (
             Reverse(node.conflicts),
             Reverse(f),
@@ -298,14 +334,12 @@ pub(crate) fn focal_space_time_astar(
             Reverse(id),
         )
     };
-    nodes.push(Node {
-        v: start,
-        t: 0,
-        parent: NONE,
-        conflicts: 0,
-        closed: false,
-    });
-    index.insert(key(start, 0), 0);
+    insert_node(
+        &mut nodes,
+        &mut index,
+        w.key(start, 0),
+        Node::open(start, 0, NONE, 0),
+    );
     open.add(lb, 0, true);
     focal.push(entry(&nodes[0], 0));
     let mut pops: u32 = 0;
@@ -320,7 +354,7 @@ pub(crate) fn focal_space_time_astar(
             for g in bound.saturating_add(1)..=new_bound.min(open.waiting.len() as u32 - 1) {
                 for id in std::mem::take(&mut open.waiting[g as usize]) {
                     let node = &nodes[id as usize];
-                    if !node.closed && node.t + heuristic(node.v, node.t) == g {
+                    if !node.closed && node.t + w.heuristic(node.v, node.t) == g {
                         focal.push(entry(node, id));
                     }
                 }
@@ -345,7 +379,7 @@ pub(crate) fn focal_space_time_astar(
         }
         let nt = t + 1;
         for u in graph.neighbours(v).chain(std::iter::once(v)) {
-            let nf = nt + heuristic(u, nt);
+            let nf = nt + w.heuristic(u, nt);
             if h.at(u) == FAR
                 || nf > latest
                 || rules.vertex_blocked(u, nt)
@@ -354,7 +388,7 @@ pub(crate) fn focal_space_time_astar(
                 continue;
             }
             let c = conflicts + rules.soft_conflicts(v, u, nt);
-            let k = key(u, nt);
+            let k = w.key(u, nt);
             let target = match index.get(&k) {
                 Some(&other) => {
                     let o = &mut nodes[other as usize];
@@ -363,7 +397,7 @@ pub(crate) fn focal_space_time_astar(
                         continue;
                     }
                     if !o.closed {
-                        open.remove(o.t + heuristic(o.v, o.t));
+                        open.remove(o.t + w.heuristic(o.v, o.t));
                     }
                     o.t = nt;
                     o.conflicts = c;
@@ -371,18 +405,7 @@ pub(crate) fn focal_space_time_astar(
                     o.closed = false;
                     other
                 }
-                None => {
-                    let new = nodes.len() as u32;
-                    nodes.push(Node {
-                        v: u,
-                        t: nt,
-                        parent: id,
-                        conflicts: c,
-                        closed: false,
-                    });
-                    index.insert(k, new);
-                    new
-                }
+                None => insert_node(&mut nodes, &mut index, k, Node::open(u, nt, id, c)),
             };
             let offered = nf <= bound;
             open.add(nf, target, offered);
