@@ -125,7 +125,7 @@ impl<'a> Window<'a> {
     fn of(start: u32, h: MapView<'a>, rules: &impl Rules) -> Option<Window<'a>> {
         let finish = rules.earliest_finish();
         let latest = rules.latest_finish();
-        if h.at(start) == FAR || finish > latest || h.at(start).max(finish) > latest {
+        if h.at(start) == FAR || h.at(start).max(finish) > latest {
             return None;
         }
         let cap = rules.last_rule_time().saturating_add(1).max(finish);
