@@ -17,8 +17,8 @@
 //!   [`Solver::Cbs`] (optimal sum of costs), [`Solver::Eecbs`] (within
 //!   [`SolverConfig::suboptimality`] of the optimum, for hundreds of agents),
 //!   [`Solver::Lacam`] (complete, for thousands of agents; anytime by default, see below);
-//!   [`SolverConfig`] sets the time and memory limits, seed, PP priority order and EECBS's
-//!   factor. [`Improvement::lower_bound`] is the proven lower bound that comes with each
+//!   [`SolverConfig`] sets the time and memory limits, seed, PP priority order, EECBS's
+//!   factor and whether CBS and EECBS use rectangle reasoning. [`Improvement::lower_bound`] is the proven lower bound that comes with each
 //!   solution. A limit reached is [`SolveOutcome::LimitReached`] with its [`Limit`]
 //!   (time, or memory naming the structure that would have outgrown the budget), never
 //!   [`SolveOutcome::NoSolution`].
@@ -404,6 +404,12 @@ pub struct SolverConfig {
     /// exceed the optimum by; 1.2 by default. `w = 1` is optimal.
     #[cfg_attr(feature = "serde", serde(default = "default_suboptimality"))]
     pub suboptimality: f64,
+    /// CBS and EECBS: rectangle reasoning, splitting a rectangle conflict by two barrier
+    /// constraints (on by default; EECBS uses it where both agents' paths cost their lower
+    /// bounds). Off, every vertex conflict is split on its one cell, as in plain CBS: the same
+    /// optimum, for ablation studies.
+    #[cfg_attr(feature = "serde", serde(default = "default_rectangles"))]
+    pub rectangles: bool,
 }
 
 /// EECBS's default factor, the one its paper's headline results use.
@@ -414,8 +420,14 @@ fn default_suboptimality() -> f64 {
     DEFAULT_SUBOPTIMALITY
 }
 
+#[cfg(feature = "serde")]
+fn default_rectangles() -> bool {
+    true
+}
+
 impl Default for SolverConfig {
-    /// 60 s, seed 0, longest first, sparse low level, [`DEFAULT_MEMORY_LIMIT`], anytime.
+    /// 60 s, seed 0, longest first, sparse low level, [`DEFAULT_MEMORY_LIMIT`], anytime,
+    /// rectangle reasoning.
     fn default() -> SolverConfig {
         SolverConfig {
             time_limit: Duration::from_secs(60),
@@ -425,6 +437,7 @@ impl Default for SolverConfig {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             first_solution: false,
             suboptimality: DEFAULT_SUBOPTIMALITY,
+            rectangles: true,
         }
     }
 }
@@ -465,6 +478,11 @@ impl SolverConfig {
             suboptimality,
             ..self
         }
+    }
+
+    /// This config with rectangle reasoning on (the default) or off (CBS, EECBS).
+    pub fn with_rectangles(self, rectangles: bool) -> SolverConfig {
+        SolverConfig { rectangles, ..self }
     }
 
     /// This config with another memory budget, in bytes.
@@ -645,7 +663,20 @@ fn solve_within_limits(
                 _ => None,
             };
             let tree = cbs::cbs(
-                &graph, &dist, &starts, &goals, deadline, budget, layered, weight,
+                &cbs::Tree {
+                    graph: &graph,
+                    dist: &dist,
+                    starts: &starts,
+                    goals: &goals,
+                    weight,
+                    // Measured: barriers speed EECBS up to 250 agents on
+                    // random-32-32-10 but lose it 280 (BENCHMARKS.md), so they wait for
+                    // EECBS-specific classification.
+                    rectangles: config.rectangles,
+                },
+                deadline,
+                budget,
+                layered,
             );
             match tree {
                 cbs::CbsResult::Solved { paths, lower_bound } => {
