@@ -101,30 +101,33 @@ impl Rule {
         }
     }
 
-    /// Whether this vertex or barrier rule forbids `v` at `t`.
-    fn covers(&self, v: u32, t: u32) -> bool {
+    /// A vertex or barrier rule as its segment `(v, t, step, len)`: it forbids the `k`-th cell
+    /// `v + k * step` at `t + k` for `k < len`.
+    fn segment(&self) -> Option<(u32, u32, i32, u32)> {
         match *self {
-            Rule::Vertex { v: u, t: s } => (u, s) == (v, t),
-            Rule::Barrier {
-                v: u,
-                t: s,
-                step,
-                len,
-            } => t >= s && t - s < len && u.wrapping_add_signed(step * (t - s) as i32) == v,
-            _ => false,
+            Rule::Vertex { v, t } => Some((v, t, 0, 1)),
+            Rule::Barrier { v, t, step, len } => Some((v, t, step, len)),
+            _ => None,
         }
     }
 
-    /// The vertex constraints of a barrier (or of a vertex rule), free cells only.
+    /// The `(cell, time)` pairs a vertex or barrier rule forbids (none for the others).
+    fn cells(&self) -> impl Iterator<Item = (u32, u32)> + use<> {
+        let (v, t, step, len) = self.segment().unwrap_or((0, 0, 0, 0));
+        (0..len).map(move |k| (v.wrapping_add_signed(step * k as i32), t + k))
+    }
+
+    /// Whether this vertex or barrier rule forbids `v` at `t` (in O(1): the low level asks
+    /// for every move).
+    fn covers(&self, v: u32, t: u32) -> bool {
+        self.segment().is_some_and(|(first, from, step, len)| {
+            t >= from && t - from < len && first.wrapping_add_signed(step * (t - from) as i32) == v
+        })
+    }
+
+    /// [`Rule::cells`] on free cells only (blocked cells need no constraint).
     fn vertices<'g>(&self, graph: &'g Graph) -> impl Iterator<Item = (u32, u32)> + 'g {
-        let (v, t, step, len) = match *self {
-            Rule::Vertex { v, t } => (v, t, 0, 1),
-            Rule::Barrier { v, t, step, len } => (v, t, step, len),
-            _ => (0, 0, 0, 0),
-        };
-        (0..len)
-            .map(move |k| (v.wrapping_add_signed(step * k as i32), t + k))
-            .filter(|&(u, _)| graph.free[u as usize])
+        self.cells().filter(|&(u, _)| graph.free[u as usize])
     }
 }
 
@@ -322,9 +325,10 @@ struct WithBarrier<'r, 'a> {
 impl<'r, 'a> WithBarrier<'r, 'a> {
     fn new(base: &'r AgentRules<'a>, barrier: Rule, goal: u32) -> WithBarrier<'r, 'a> {
         // A barrier on the goal at `t` means finishing after `t`, as in `rules_from`.
-        let finish = (0..=barrier.last())
-            .filter(|&t| barrier.covers(goal, t))
-            .fold(base.finish, |f, t| f.max(t + 1));
+        let finish = barrier
+            .cells()
+            .filter(|&(v, _)| v == goal)
+            .fold(base.finish, |f, (_, t)| f.max(t + 1));
         WithBarrier {
             base,
             barrier,
@@ -813,11 +817,10 @@ impl Cbs<'_> {
     /// rectangle's barriers where [`Cbs::evaluate`] chose them, else the plain split. Without
     /// target reasoning (wavefront low level) a target conflict is a plain vertex conflict.
     fn branches(&self, id: u32, conflict: Conflict) -> [(Constraint, u32); 2] {
-        if conflict.rectangle {
-            let views = self.views(&self.nodes[id as usize].paths);
-            if let Some(barriers) = self.rectangle(&views, &conflict) {
-                return barriers.map(|b| (b, b.agent));
-            }
+        if conflict.rectangle
+            && let Some(barriers) = self.rectangle(&self.nodes[id as usize].paths, &conflict)
+        {
+            return barriers.map(|b| (b, b.agent));
         }
         match self.wavefront {
             Some(_) => Conflict {
@@ -936,32 +939,30 @@ impl Cbs<'_> {
         let views = self.views(&node.paths);
         node.cost = views.iter().map(|p| (p.len() - 1) as u64).sum();
         let conflicts = self.find_conflicts(&views);
-        let rectangles: Vec<_> = conflicts
-            .iter()
-            .map(|c| self.rectangles.then(|| self.rectangle(&views, c)).flatten())
-            .collect();
         node.conflicts = conflicts.len();
         node.chosen = None;
         node.h = 0;
         let mut best: Option<(Class, Conflict)> = None;
         let mut cardinal_edges = Vec::new();
+        // Each agent's rules in this node, built once for its MDD and its barriers.
         let mut rules_of: FxHashMap<u32, AgentRules<'static>> = FxHashMap::default();
-        for (i, (mut c, rectangle)) in conflicts.into_iter().zip(rectangles).enumerate() {
+        for (i, mut c) in conflicts.into_iter().enumerate() {
             if i % 16 == 15 {
                 self.check_time()?;
             }
-            let forced_a = self.forced(node, all, c.a as usize, &c, true)?;
-            let forced_b = self.forced(node, all, c.b as usize, &c, false)?;
+            let forced_a = self.forced(node, all, &mut rules_of, c.a as usize, &c, true)?;
+            let forced_b = self.forced(node, all, &mut rules_of, c.b as usize, &c, false)?;
             let mut class = Class::of(forced_a, forced_b);
             // An EECBS path above its agent's optimum may dodge a barrier at no cost, so a
             // barrier's class says nothing there (measured: with barriers on such pairs EECBS
             // lost 280 agents on random-32-32-10).
             let exact = self.is_exact(node, c.a) && self.is_exact(node, c.b);
-            if let Some(barriers) = rectangle.filter(|_| exact) {
+            let rectangle = (self.rectangles && exact)
+                .then(|| self.rectangle(&node.paths, &c))
+                .flatten();
+            if let Some(barriers) = rectangle {
                 let [x, y] = barriers.map(|b| {
-                    let rules = rules_of
-                        .entry(b.agent)
-                        .or_insert_with(|| self.rules_from(all, b.agent as usize, None));
+                    let rules = self.rules_of(&mut rules_of, all, b.agent as usize);
                     self.blocks(node, rules, b)
                 });
                 let by_barriers = Class::of(x?, y?);
@@ -971,7 +972,7 @@ impl Cbs<'_> {
                     c.rectangle = true;
                 }
             }
-            if class == Class::Cardinal && self.is_exact(node, c.a) && self.is_exact(node, c.b) {
+            if class == Class::Cardinal && exact {
                 cardinal_edges.push((c.a, c.b));
             }
             if best.is_none_or(|b| (class, c) < b) {
@@ -1004,14 +1005,15 @@ impl Cbs<'_> {
         &mut self,
         node: &mut CtNode,
         all: &[Constraint],
+        rules_of: &mut FxHashMap<u32, AgentRules<'static>>,
         agent: usize,
         c: &Conflict,
         is_a: bool,
     ) -> Result<bool, Halt> {
         if node.mdds[agent] == NONE {
             let cost = (self.path_store[node.paths[agent] as usize].len() - 1) as u32;
-            let rules = self.rules_from(all, agent, None);
-            let mdd = self.build_mdd(agent, cost, &rules)?;
+            let rules = self.rules_of(rules_of, all, agent);
+            let mdd = self.build_mdd(agent, cost, rules)?;
             let bytes = mdd.single.len() * 4 + std::mem::size_of::<Mdd>();
             self.budget.charge(TREE, bytes as u64)?;
             self.mdd_store.push(mdd);
@@ -1025,6 +1027,18 @@ impl Cbs<'_> {
         } else {
             mdd.forces_edge(c.v, c.from, c.t)
         })
+    }
+
+    /// `agent`'s rules under `all` (no soft conflicts), from `cache` or built into it.
+    fn rules_of<'m>(
+        &self,
+        cache: &'m mut FxHashMap<u32, AgentRules<'static>>,
+        all: &[Constraint],
+        agent: usize,
+    ) -> &'m AgentRules<'static> {
+        cache
+            .entry(agent as u32)
+            .or_insert_with(|| self.rules_from(all, agent, None))
     }
 
     /// Whether `barrier` raises its agent's cost: no path of the agent's current cost obeys it
@@ -1066,7 +1080,7 @@ impl Cbs<'_> {
     /// `(X, Y)` is the largest corner at or beyond `c.v` (within both agents' monotone
     /// walks) that keeps both current paths on their barriers, so that each branch must
     /// replan its agent.
-    fn rectangle(&self, paths: &[&[u32]], c: &Conflict) -> Option<[Constraint; 2]> {
+    fn rectangle(&self, paths: &[u32], c: &Conflict) -> Option<[Constraint; 2]> {
         if c.from != NONE || c.rest != NONE {
             return None;
         }
@@ -1096,7 +1110,7 @@ impl Cbs<'_> {
         };
         // The path from the start for as long as it keeps going right or down.
         let monotone = |agent: usize| {
-            let path = paths[agent];
+            let path = self.path_store[paths[agent] as usize].as_slice();
             let mut end = c.t as usize;
             while end + 1 < path.len() {
                 let (p, q) = (frame(path[end]), frame(path[end + 1]));

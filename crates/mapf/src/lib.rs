@@ -18,8 +18,8 @@
 //!   [`SolverConfig::suboptimality`] of the optimum, for hundreds of agents),
 //!   [`Solver::Lacam`] (complete, for thousands of agents; anytime by default, see below);
 //!   [`SolverConfig`] sets the time and memory limits, seed, PP priority order, EECBS's
-//!   factor and whether CBS and EECBS use rectangle reasoning. [`Improvement::lower_bound`] is the proven lower bound that comes with each
-//!   solution. A limit reached is [`SolveOutcome::LimitReached`] with its [`Limit`]
+//!   factor and whether CBS and EECBS use rectangle reasoning. [`Improvement::lower_bound`]
+//!   is the proven lower bound that comes with each solution. A limit reached is [`SolveOutcome::LimitReached`] with its [`Limit`]
 //!   (time, or memory naming the structure that would have outgrown the budget), never
 //!   [`SolveOutcome::NoSolution`].
 //!
@@ -669,9 +669,6 @@ fn solve_within_limits(
                     starts: &starts,
                     goals: &goals,
                     weight,
-                    // Measured: barriers speed EECBS up to 250 agents on
-                    // random-32-32-10 but lose it 280 (BENCHMARKS.md), so they wait for
-                    // EECBS-specific classification.
                     rectangles: config.rectangles,
                 },
                 deadline,
