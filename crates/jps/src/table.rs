@@ -246,37 +246,39 @@ impl JumpTable {
     fn repair_cells(&mut self, grid: &Grid, changed: &[Cell]) {
         // Straight values first (diagonal values read their flags), then diagonals. A value
         // reads only values of its own direction further along its own line, so each line is
-        // rewritten in place as it is walked. (Running the four directions of a kind on rayon
-        // measured slower on 2 shared cores: a tick's repair is a few hundred µs,
-        // memory-bound.)
-        let mut flips: Vec<(usize, Direction)> = Vec::new();
+        // rewritten in place as it is walked. (Running the four directions of a kind on rayon,
+        // each finding its new values from the table and writing them afterwards, measured
+        // slower on 2 shared cores: a tick's repair is a few hundred µs, memory-bound.)
+        // Cells whose flag (value > 0) flipped, by straight direction (index / 2).
+        let mut flips: [Vec<(i64, i64)>; 4] = Default::default();
         for d in Direction::STRAIGHT {
-            self.rewrite_lines(grid, d, straight_seeds(grid, changed, d), |i, old, new| {
-                if (old > 0) != (new > 0) {
-                    flips.push((i, d));
-                }
-            });
+            let flipped = &mut flips[d.index() / 2];
+            self.rewrite_lines(
+                grid,
+                d,
+                straight_seeds(grid, changed, d),
+                |cell, old, new| {
+                    if (old > 0) != (new > 0) {
+                        flipped.push(cell);
+                    }
+                },
+            );
         }
-        let flips: Vec<(Cell, Direction)> = flips
-            .into_iter()
-            .map(|(i, d)| (self.cell_of(i), d))
-            .collect();
         for d in Direction::DIAGONAL {
-            let seeds = diagonal_seeds(grid, changed, &flips, d);
-            self.rewrite_lines(grid, d, seeds, |_, _, _| {});
+            let (h, v) = d.components();
+            let flipped = [h, v].map(|f| flips[f.index() / 2].as_slice());
+            self.rewrite_lines(
+                grid,
+                d,
+                diagonal_seeds(grid, changed, flipped, d),
+                |_, _, _| {},
+            );
         }
-    }
-
-    fn cell_of(&self, i: usize) -> Cell {
-        Cell::new(
-            (i % self.width as usize) as u32,
-            (i / self.width as usize) as u32,
-        )
     }
 
     /// Recomputes the values of direction `d` reached from `seeds`, one line along `d` at a
     /// time (a row, column or diagonal), writing each changed value and telling
-    /// `on_change(cell index, old, new)`.
+    /// `on_change((x, y), old, new)`.
     ///
     /// A value reads the value one step along `d`, so each line is walked against `d` from
     /// its most advanced seed: every seed is recomputed, and the walk goes on past a seed
@@ -286,49 +288,51 @@ impl JumpTable {
         &mut self,
         grid: &Grid,
         d: Direction,
-        mut seeds: Vec<(i64, i64)>,
-        mut on_change: impl FnMut(usize, i16, i16),
+        seeds: impl Iterator<Item = (i64, i64)>,
+        mut on_change: impl FnMut((i64, i64), i16, i16),
     ) {
-        let (dx, dy) = d.delta();
-        let (dx, dy) = (i64::from(dx), i64::from(dy));
-        // The line's key is constant along d; computing order is decreasing progress along d.
-        let line = |(x, y): (i64, i64)| x * dy - y * dx;
-        seeds.sort_unstable_by_key(|&(x, y)| (line((x, y)), -(x * dx + y * dy)));
-        seeds.dedup();
-        for run in seeds.chunk_by(|a, b| line(*a) == line(*b)) {
-            self.walk_line(grid, d, run, &mut on_change);
-        }
+        let order = LineOrder::new(d);
+        // Sorting plain integers: a tick's seeds run into the thousands, and sorting them by
+        // a computed tuple key took a quarter of the repair.
+        let mut keys: Vec<u64> = seeds.map(|(x, y)| order.key(x, y)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        self.walk_lines(grid, d, &order, &keys, &mut on_change);
     }
 
-    fn walk_line(
+    /// Walks the lines of `seeds` (sorted, distinct [`LineOrder`] keys) in order. A walk
+    /// moves back along `d` only within the grid, so it never leaves its line, and a line's
+    /// seeds follow each other in `seeds`.
+    fn walk_lines(
         &mut self,
         grid: &Grid,
         d: Direction,
-        seeds: &[(i64, i64)],
-        on_change: &mut impl FnMut(usize, i16, i16),
+        order: &LineOrder,
+        seeds: &[u64],
+        on_change: &mut impl FnMut((i64, i64), i16, i16),
     ) {
-        let (dx, dy) = d.delta();
-        let (dx, dy) = (i64::from(dx), i64::from(dy));
-        let mut next_seed = 0;
-        let (mut x, mut y) = seeds[0];
+        let (dx, dy) = (order.dx, order.dy);
+        let Some(&first) = seeds.first() else { return };
+        let mut next_seed = 1;
+        let mut key = first;
+        let (mut x, mut y) = order.cell(key);
         loop {
             let i = self.slot(x, y);
             let new = self.value(grid, x, y, d);
             let old = std::mem::replace(&mut self.dist[i][d.index()], new);
             let changed = new != old;
             if changed {
-                on_change(i, old, new);
+                on_change((x, y), old, new);
             }
-            while seeds.get(next_seed) == Some(&(x, y)) {
-                next_seed += 1;
-            }
-            let back = (x - dx, y - dy);
-            if changed && grid.contains_signed(back.0, back.1)
-                || seeds.get(next_seed) == Some(&back)
-            {
-                (x, y) = back;
+            let back = order.back(key);
+            let back_is_seed = seeds.get(next_seed) == Some(&back);
+            if changed && grid.contains_signed(x - dx, y - dy) || back_is_seed {
+                next_seed += usize::from(back_is_seed);
+                (key, x, y) = (back, x - dx, y - dy);
             } else if let Some(&seed) = seeds.get(next_seed) {
-                (x, y) = seed;
+                next_seed += 1;
+                key = seed;
+                (x, y) = order.cell(key);
             } else {
                 break;
             }
@@ -347,6 +351,61 @@ impl JumpTable {
             .contains_signed(x + dx, y + dy)
             .then(|| self.dist[self.slot(x + dx, y + dy)][d.index()]);
         straight_value(grid, x, y, dx, dy, next)
+    }
+}
+
+/// The order in which [`JumpTable::repair`] walks the cells of direction `d`, as one integer
+/// per cell: its line (constant along `d`: a row, column or diagonal) in the high half, then
+/// decreasing progress along `d`, so sorted keys group each line with its most advanced cell
+/// first, and the cell one step back along `d` has the line's next possible key.
+///
+/// With `d = (dx, dy)`, line `l = x·dy − y·dx` and progress `p = x·dx + y·dy`, both within
+/// ±2 · [`MAX_SIDE`](cuplan_grid::MAX_SIDE) = ±2^21 (the ring of cells around the grid
+/// included), so biased by 2^22 each fits its 32-bit half. Back from `(l, p)`:
+/// `x = (l·dy + p·dx) / (dx² + dy²)`, `y = (p·dy − l·dx) / (dx² + dy²)`, the divisor 1 or 2.
+struct LineOrder {
+    dx: i64,
+    dy: i64,
+    /// log2 of `dx² + dy²`: 0 for a straight direction, 1 for a diagonal.
+    shift: u32,
+}
+
+impl LineOrder {
+    const BIAS: i64 = 1 << 22;
+
+    fn new(d: Direction) -> LineOrder {
+        let (dx, dy) = d.delta();
+        let (dx, dy) = (i64::from(dx), i64::from(dy));
+        LineOrder {
+            dx,
+            dy,
+            shift: u32::from(d.is_diagonal()),
+        }
+    }
+
+    #[inline]
+    fn key(&self, x: i64, y: i64) -> u64 {
+        let line = x * self.dy - y * self.dx;
+        let progress = x * self.dx + y * self.dy;
+        (((line + Self::BIAS) as u64) << 32) | (Self::BIAS - progress) as u64
+    }
+
+    /// The key of the cell one step back along `d`: progress falls by `dx² + dy²`, and no
+    /// cell of the line has a key in between.
+    #[inline]
+    fn back(&self, key: u64) -> u64 {
+        key + (1 << self.shift)
+    }
+
+    #[inline]
+    fn cell(&self, key: u64) -> (i64, i64) {
+        let line = (key >> 32) as i64 - Self::BIAS;
+        let progress = Self::BIAS - i64::from(key as u32);
+        // Exact: the numerators of a diagonal are even (x and y are integers).
+        (
+            (line * self.dy + progress * self.dx) >> self.shift,
+            (progress * self.dy - line * self.dx) >> self.shift,
+        )
     }
 }
 
@@ -371,49 +430,44 @@ pub enum Upkeep {
 /// The value of cell `p` in `d` reads `p`, `p + d`, the cells beside both (forced
 /// neighbours) and the value of `p + d`; so a change at `c` is read directly by `c` and
 /// `c − d` and their neighbours across the line.
-fn straight_seeds(grid: &Grid, changed: &[Cell], d: Direction) -> Vec<(i64, i64)> {
+fn straight_seeds(grid: &Grid, changed: &[Cell], d: Direction) -> impl Iterator<Item = (i64, i64)> {
     let (dx, dy) = d.delta();
     let (dx, dy) = (i64::from(dx), i64::from(dy));
-    let mut seeds = Vec::with_capacity(changed.len() * 6);
-    for c in changed {
-        let (cx, cy) = (i64::from(c.x), i64::from(c.y));
-        for k in 0..=1 {
-            for s in -1..=1 {
-                let (x, y) = (cx - k * dx + s * dy.abs(), cy - k * dy + s * dx.abs());
-                if grid.contains_signed(x, y) {
-                    seeds.push((x, y));
-                }
-            }
-        }
-    }
-    seeds
+    changed
+        .iter()
+        .flat_map(move |c| {
+            let (cx, cy) = (i64::from(c.x), i64::from(c.y));
+            [0, 1].into_iter().flat_map(move |k| {
+                [-1, 0, 1].map(|s| (cx - k * dx + s * dy.abs(), cy - k * dy + s * dx.abs()))
+            })
+        })
+        .filter(|&(x, y)| grid.contains_signed(x, y))
 }
 
-/// For diagonal `d` = (h, v), the cells whose value reads a changed cell or a flipped flag:
-/// a diagonal value of `p` reads the cells of the step `p → p + d` (all within one cell of
-/// `p`) and the `h` and `v` flags of `p + d`.
-fn diagonal_seeds(
-    grid: &Grid,
-    changed: &[Cell],
-    flips: &[(Cell, Direction)],
+/// For diagonal `d` = (h, v), the cells whose value reads a changed cell or a flipped flag.
+///
+/// A diagonal value of `p` reads the four cells of the step `p → p + d` (`p`, `p + d`,
+/// `p + h`, `p + v`) and the `h` and `v` flags of `p + d`, so a change at `c` is read by `c`,
+/// `c − d`, `c − h` and `c − v`, and a flip at `f` by `f − d`. `flipped` holds the cells whose
+/// `h` and whose `v` flag flipped.
+fn diagonal_seeds<'a>(
+    grid: &'a Grid,
+    changed: &'a [Cell],
+    flipped: [&'a [(i64, i64)]; 2],
     d: Direction,
-) -> Vec<(i64, i64)> {
+) -> impl Iterator<Item = (i64, i64)> + 'a {
     let (dx, dy) = d.delta();
     let (dx, dy) = (i64::from(dx), i64::from(dy));
-    let (h, v) = d.components();
-    let around = changed.iter().flat_map(|c| {
-        (-1i64..=1).flat_map(move |oy| {
-            (-1i64..=1).map(move |ox| (i64::from(c.x) + ox, i64::from(c.y) + oy))
-        })
+    let step = changed.iter().flat_map(move |c| {
+        let (x, y) = (i64::from(c.x), i64::from(c.y));
+        [(x, y), (x - dx, y - dy), (x - dx, y), (x, y - dy)]
     });
-    let readers = flips
-        .iter()
-        .filter(|(_, f)| *f == h || *f == v)
-        .map(|(c, _)| (i64::from(c.x) - dx, i64::from(c.y) - dy));
-    around
-        .chain(readers)
+    let readers = flipped
+        .into_iter()
+        .flatten()
+        .map(move |&(x, y)| (x - dx, y - dy));
+    step.chain(readers)
         .filter(|&(x, y)| grid.contains_signed(x, y))
-        .collect()
 }
 
 impl std::fmt::Debug for JumpTable {
@@ -535,4 +589,39 @@ fn diagonal_plane(grid: &Grid, dist: &[[i16; 8]], d: Direction) -> Vec<i16> {
         }
     }
     plane
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys decode to their cells, step back by [`LineOrder::back`], and sort by line, then
+    /// by decreasing progress, at the extremes of the coordinate range too.
+    #[test]
+    fn line_order_keys_round_trip_and_sort_lines_most_advanced_first() {
+        let far = cuplan_grid::MAX_SIDE as i64;
+        let cells = [
+            (-1, -1),
+            (0, 0),
+            (3, 7),
+            (7, 3),
+            (far, 0),
+            (0, far),
+            (far, far),
+        ];
+        for d in Direction::ALL {
+            let order = LineOrder::new(d);
+            let (dx, dy) = (order.dx, order.dy);
+            for &(x, y) in &cells {
+                let key = order.key(x, y);
+                assert_eq!(order.cell(key), (x, y), "{d:?}");
+                assert_eq!(order.back(key), order.key(x - dx, y - dy), "{d:?}");
+                // Further along d on the same line sorts first.
+                assert!(order.key(x + dx, y + dy) < key, "{d:?}");
+            }
+            // The cell beside, across d, is on another line.
+            let (a, b) = (order.key(0, 0), order.key(dy, -dx));
+            assert_ne!(a >> 32, b >> 32, "{d:?}");
+        }
+    }
 }
