@@ -940,6 +940,9 @@ struct Shared {
     /// The refiner's memory budget, set aside from LaCAM's at the first solution (stored
     /// before the first solution is offered).
     refiner_bytes: AtomicU64,
+    /// The refiner runs on LaCAM's thread once its search has ended (stored before the first
+    /// solution is offered); the refiner's own thread then ends.
+    refine_on_search_thread: AtomicBool,
     started: Instant,
     /// The instance's lower bound, reported with every improvement.
     lower_bound: u64,
@@ -992,9 +995,14 @@ impl Shared {
 /// second thread, both improving one shared best solution until the deadline. LaCAM has the
 /// whole budget up to its first solution; then it sets aside what the refiner needs for that
 /// solution (its path table and one capped search; later solutions are smaller) and LaCAM*
-/// goes on with the rest: restarted with SUO's hints when the pre-pass fits beside the
-/// refiner's share, else the first search continued. Reaching either budget after the first
-/// solution just ends that thread's improving.
+/// starts over with the rest, guided by SUO's hints, when the pre-pass fits beside the
+/// refiner's share. When it does not (10,000 agents in 1 GB), the first search ends there and
+/// its thread goes on as the refiner: continuing it beside the refiner found no improvement
+/// in 20 s at that scale (every one came from LNS), and refining on the same thread reuses
+/// the memory the search freed, which glibc keeps in the freeing thread's arena (peak RSS
+/// 888 MiB instead of 989 MiB with the search continued beside a refiner thread; see
+/// BENCHMARKS). Reaching either budget after the first solution just ends that thread's
+/// improving.
 fn run_lacam(
     problem: &Problem<'_>,
     config: &SolverConfig,
@@ -1014,6 +1022,7 @@ fn run_lacam(
         wake: Condvar::new(),
         finished: AtomicBool::new(false),
         refiner_bytes: AtomicU64::new(0),
+        refine_on_search_thread: AtomicBool::new(false),
         started,
         lower_bound: (0..problem.starts.len())
             .map(|a| u64::from(problem.dist.get(a, problem.starts[a])))
@@ -1041,7 +1050,11 @@ fn run_lacam(
                 shared.refiner_bytes.store(bytes, Ordering::Release);
                 handoff.aside = bytes;
                 suo.set(left - bytes >= suo_bytes);
-                handoff.stop = suo.get();
+                handoff.stop = true;
+                // Told before the solution is offered, which is what wakes the refiner.
+                shared
+                    .refine_on_search_thread
+                    .store(!suo.get(), Ordering::Release);
             }
             found += 1;
             shared.offer(paths, by, &progress);
@@ -1088,13 +1101,24 @@ fn run_lacam(
         } else {
             vanilla
         };
-        let nothing_left = match &result {
-            lacam::LacamResult::Solved { proven, .. } => *proven,
-            lacam::LacamResult::NoSolution => true,
-            lacam::LacamResult::Limit(_) => found == 0,
+        // Every solution was offered to `shared.best`; the search's own copy (a whole
+        // configuration per timestep) goes now instead of living beside the refiner's.
+        let (mut ended, nothing_left) = match result {
+            lacam::LacamResult::Solved { proven, .. } => (Ended::Solved, proven),
+            lacam::LacamResult::NoSolution => (Ended::NoSolution, true),
+            lacam::LacamResult::Limit(limit) => (Ended::Limit(limit), found == 0),
         };
+        if anytime && shared.refine_on_search_thread.load(Ordering::Acquire) {
+            refine_until(p, config.seed, deadline, &shared, &progress, true);
+            // The only improver is done: the answer's cells are made here, in the memory
+            // the refiner has just freed, rather than in the calling thread's.
+            let best = shared.best.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(best) = best {
+                ended = Ended::Converted(from_paths(p.graph, best.paths));
+            }
+        }
         shared.finish(nothing_left);
-        result
+        ended
     };
     let stack = (1 << 20) + 512 * problem.starts.len();
     let result = std::thread::scope(|scope| {
@@ -1108,7 +1132,9 @@ fn run_lacam(
         let refiner = (anytime && searcher.is_ok()).then(|| {
             let progress = progress.clone();
             let shared = &shared;
-            scope.spawn(move || refine_until(problem, config.seed, deadline, shared, &progress))
+            scope.spawn(move || {
+                refine_until(problem, config.seed, deadline, shared, &progress, false)
+            })
         });
         let inline = match &searcher {
             Ok(_) => None,
@@ -1135,14 +1161,24 @@ fn run_lacam(
     let best = shared.best.into_inner().unwrap_or_else(|e| e.into_inner());
     match (best, result) {
         (Some(best), _) => Ok(SolveOutcome::Solved(from_paths(problem.graph, best.paths))),
-        (None, lacam::LacamResult::NoSolution) => Ok(SolveOutcome::NoSolution(
+        (None, Ended::Converted(solution)) => Ok(SolveOutcome::Solved(solution)),
+        (None, Ended::NoSolution) => Ok(SolveOutcome::NoSolution(
             "no solution exists: LaCAM explored every reachable configuration".into(),
         )),
-        (None, lacam::LacamResult::Limit(limit)) => Err(Halt::Limit(limit)),
-        (None, lacam::LacamResult::Solved { configs, .. }) => {
-            Ok(SolveOutcome::Solved(from_configs(problem.graph, &configs)))
-        }
+        (None, Ended::Limit(limit)) => Err(Halt::Limit(limit)),
+        // `improved` offers every solution LaCAM finds before it can return one.
+        (None, Ended::Solved) => unreachable!("LaCAM returned a solution it never offered"),
     }
+}
+
+/// How the LaCAM thread ended.
+enum Ended {
+    /// Its solutions are in [`Shared::best`].
+    Solved,
+    /// The best solution, taken from [`Shared::best`] once nothing could improve it.
+    Converted(Solution),
+    NoSolution,
+    Limit(Limit),
 }
 
 /// Bytes the refiner needs for a solution of `states` path states: its path table, the copy
@@ -1160,10 +1196,14 @@ fn refine_until(
     deadline: Deadline,
     shared: &Shared,
     progress: &mpsc::Sender<Improvement>,
+    on_search_thread: bool,
 ) {
     let Some((paths, mut seen)) = first_solution(shared, deadline) else {
         return;
     };
+    if on_search_thread != shared.refine_on_search_thread.load(Ordering::Acquire) {
+        return;
+    }
     let mut budget = Budget::new(shared.refiner_bytes.load(Ordering::Acquire));
     let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
     let table = refiner_bytes(problem.graph, states) - refine::SEARCH_BYTES;
@@ -1263,16 +1303,6 @@ fn from_paths(graph: &Graph, paths: Vec<Vec<u32>>) -> Solution {
         paths: paths
             .into_iter()
             .map(|p| trimmed(p.iter().map(|&v| graph.cell(v)).collect()))
-            .collect(),
-    }
-}
-
-/// Joint configurations (one per timestep) to per-agent paths.
-fn from_configs(graph: &Graph, configs: &[std::sync::Arc<[u32]>]) -> Solution {
-    let agents = configs.first().map_or(0, |c| c.len());
-    Solution {
-        paths: (0..agents)
-            .map(|i| trimmed(configs.iter().map(|c| graph.cell(c[i])).collect()))
             .collect(),
     }
 }

@@ -28,8 +28,12 @@ fn anytime(instance: &Instance, seed: u64, limit: Duration) -> (Option<u64>, Vec
     let config = SolverConfig::default()
         .with_time_limit(limit)
         .with_seed(seed);
+    anytime_with(instance, &config)
+}
+
+fn anytime_with(instance: &Instance, config: &SolverConfig) -> (Option<u64>, Vec<Improvement>) {
     let mut reports = Vec::new();
-    let outcome = solve_with_progress(instance, Solver::Lacam, &config, &mut |r| {
+    let outcome = solve_with_progress(instance, Solver::Lacam, config, &mut |r| {
         reports.push(r.clone())
     })
     .unwrap();
@@ -131,4 +135,56 @@ fn the_time_limit_holds_within_ten_percent_and_the_search_improves() {
             "no improvement in {limit:?} over {first}"
         );
     }
+}
+
+/// The least memory limit (to 64 KiB) at which `instance` gets a first solution.
+fn least_memory_for_a_first_solution(instance: &Instance) -> u64 {
+    let solves = |limit: u64| {
+        let config = SolverConfig::default()
+            .with_time_limit(Duration::from_secs(20))
+            .with_first_solution(true)
+            .with_memory_limit(limit);
+        matches!(
+            solve(instance, Solver::Lacam, &config).unwrap(),
+            SolveOutcome::Solved(_)
+        )
+    };
+    let (mut fails, mut works) = (0, 256 << 20);
+    assert!(solves(works));
+    while works - fails > 64 << 10 {
+        let mid = fails + (works - fails) / 2;
+        if solves(mid) {
+            works = mid
+        } else {
+            fails = mid
+        }
+    }
+    works
+}
+
+#[test]
+fn with_memory_for_the_refiner_but_not_for_suo_the_anytime_search_still_improves() {
+    // 128 x 128, 30 % blocked, 200 agents: 3 MiB beyond what the first solution needs holds
+    // the refiner's share (its path table and one capped search, ~2 MB here) but not that and
+    // SUO's pre-pass (~2.6 MB more, most of it per cell), so the first search ends at its
+    // solution and its thread refines on alone (the branch this covers, checked with a trace).
+    let inst = (0..)
+        .find_map(|seed| common::random_instance(128, 128, 30, 200, seed))
+        .unwrap();
+    let first = first(&inst, 3).unwrap();
+    let limit = least_memory_for_a_first_solution(&inst) + (3 << 20);
+    let time = Duration::from_millis(1500);
+    let config = SolverConfig::default()
+        .with_time_limit(time)
+        .with_seed(3)
+        .with_memory_limit(limit);
+    let clock = Instant::now();
+    let (best, reports) = anytime_with(&inst, &config);
+    assert!(clock.elapsed() <= time + time / 10, "{:?}", clock.elapsed());
+    assert_eq!(reports[0].soc, first);
+    assert!(
+        best.unwrap() < first,
+        "no improvement over {first}: {reports:?}"
+    );
+    assert!(reports[1..].iter().all(|r| r.by == "lns"), "{reports:?}");
 }
