@@ -369,11 +369,17 @@ impl Deadline {
 
     /// Halfway from now to this deadline (no limit stays no limit), reporting the same limit.
     pub(crate) fn halfway(&self) -> Deadline {
+        self.share(2)
+    }
+
+    /// A `1 / parts` share of the time from now to this deadline (no limit stays no limit),
+    /// reporting the same limit.
+    pub(crate) fn share(&self, parts: u32) -> Deadline {
         let now = Instant::now();
         Deadline {
             at: self
                 .at
-                .map(|at| now + at.saturating_duration_since(now) / 2),
+                .map(|at| now + at.saturating_duration_since(now) / parts.max(1)),
             limit: self.limit,
         }
     }
