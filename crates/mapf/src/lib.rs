@@ -1202,7 +1202,14 @@ fn guided(
     };
     let first = search(seed, deadline.share(10), lacam::Mode::Anytime);
     let mut restarts = Rng::new(seed ^ 0x7e57_a127);
-    if let lacam::LacamResult::Solved { proven: false } = first {
+    // A slice that ended before its first guided solution (a large instance) goes on in the
+    // restarts, which have the whole time left.
+    let restart = match first {
+        lacam::LacamResult::Solved { proven } => !proven,
+        lacam::LacamResult::Limit(Limit::Time { .. }) => true,
+        _ => false,
+    };
+    if restart {
         while !deadline.passed() {
             let restart = search(restarts.next_u64(), deadline, lacam::Mode::FirstSolution);
             if matches!(restart, lacam::LacamResult::Limit(Limit::Memory { .. })) {
