@@ -125,8 +125,8 @@ pub(crate) struct Handoff {
 /// Runs LaCAM (or LaCAM*, by `mode`), its PIBT preferring `scatter`'s hints when given; each
 /// solution (the first, then in anytime mode every better one) is handed to `improved` as it
 /// is found, with the bytes left in `budget`, and the result only says how the search ended.
-/// What the search
-/// charges to `budget` is given back when it returns; what `improved` sets aside is not.
+/// What the search charges to `budget` is given back when it returns; what `improved` sets
+/// aside is not.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lacam(
     graph: &Graph,

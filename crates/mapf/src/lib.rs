@@ -999,13 +999,13 @@ impl Shared {
 /// whole budget up to its first solution; then it sets aside what the refiner needs for that
 /// solution (its path table and one capped search; later solutions are smaller) and the
 /// search starts over with the rest, guided by SUO's hints ([`guided`]), when the pre-pass
-/// fits beside the refiner's share. When it does not (10,000 agents in 1 GB), the first search ends there and
-/// its thread goes on as the refiner: continuing it beside the refiner found no improvement
-/// in 20 s at that scale (every one came from LNS), and refining on the same thread reuses
-/// the memory the search freed, which glibc keeps in the freeing thread's arena (peak RSS
-/// 888 MiB instead of 989 MiB with the search continued beside a refiner thread; see
-/// BENCHMARKS). Reaching either budget after the first solution just ends that thread's
-/// improving.
+/// fits beside the refiner's share. When it does not (10,000 agents in 1 GB), the first
+/// search ends there and its thread goes on as the refiner: continuing it beside the refiner
+/// found no improvement in 20 s at that scale (every one came from LNS), and refining on the
+/// same thread reuses the memory the search freed, which glibc keeps in the freeing thread's
+/// arena (peak RSS 888 MiB instead of 989 MiB with the search continued beside a refiner
+/// thread; see BENCHMARKS). Reaching either budget after the first solution just ends that
+/// thread's improving.
 fn run_lacam(
     problem: &Problem<'_>,
     config: &SolverConfig,
@@ -1211,8 +1211,8 @@ fn guided(
     };
     if restart {
         while !deadline.passed() {
-            let restart = search(restarts.next_u64(), deadline, lacam::Mode::FirstSolution);
-            if matches!(restart, lacam::LacamResult::Limit(Limit::Memory { .. })) {
+            let ended = search(restarts.next_u64(), deadline, lacam::Mode::FirstSolution);
+            if matches!(ended, lacam::LacamResult::Limit(Limit::Memory { .. })) {
                 break;
             }
         }

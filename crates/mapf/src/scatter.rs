@@ -54,8 +54,8 @@ impl Scatter {
         states * (8 + 16 + 8) + starts.len() as u64 * 52 + cells * (24 + 4 + 4 + 4 * 24)
     }
 
-    /// SUO paths for every agent, from `starts` to `goals`, searched until the collision
-    /// count falls by less than 2 % in a round (at least two rounds) or `deadline`; the memory of
+    /// SUO paths for every agent, from `starts` to `goals`, searched until a round lowers the
+    /// collision count by less than 2 % (at least two rounds) or `deadline`; the memory of
     /// [`Scatter::bytes_for`] is charged to `budget` first. An agent whose search the deadline
     /// cut short keeps its previous path, or none.
     pub(crate) fn build(
@@ -77,7 +77,7 @@ impl Scatter {
         let mut last = u64::MAX;
         // lacam3 goes on while the count falls at all; on lak303d at 1,000 agents its last
         // five rounds (1.8 s of 4.7) took it from 5,773 to 5,331, and that time is worth
-        // more to the guided restarts that follow (SoC / LB at 10 s 1.451 -> 1.438; BENCHMARKS).
+        // more to the guided restarts that follow (SoC / LB at 10 s 1.451 -> 1.438).
         while round < 2 || table.collisions * 100 < last * 98 {
             round += 1;
             last = table.collisions;
