@@ -1048,8 +1048,7 @@ fn run_lacam(
                 stop: false,
             };
             if anytime && found == 0 {
-                let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
-                let bytes = refiner_bytes(p.graph, states).min(left);
+                let bytes = refiner_bytes(p.graph, &paths).min(left);
                 shared.refiner_bytes.store(bytes, Ordering::Release);
                 handoff.aside = bytes;
                 suo.set(left - bytes >= suo_bytes);
@@ -1230,10 +1229,12 @@ enum Ended {
     Limit(Limit),
 }
 
-/// Bytes the refiner needs for a solution of `states` path states: its path table, the copy
-/// of the paths each improvement hands over, and one capped search.
-fn refiner_bytes(graph: &Graph, states: u64) -> u64 {
-    refine::PathTable::bytes_for(graph.len(), states) + 8 * states + refine::SEARCH_BYTES
+/// Bytes the refiner needs to refine `paths`: its path table, the copy of the paths each
+/// improvement hands over, and one capped search.
+fn refiner_bytes(graph: &Graph, paths: &[Vec<u32>]) -> u64 {
+    let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
+    let times = refine::PathTable::times_for(paths);
+    refine::PathTable::bytes_for(graph.len(), states, times) + 8 * states + refine::SEARCH_BYTES
 }
 
 /// The refiner's thread: waits for LaCAM's first solution, then runs LNS steps on the best
@@ -1254,13 +1255,24 @@ fn refine_until(
         return;
     }
     let mut budget = Budget::new(shared.refiner_bytes.load(Ordering::Acquire));
-    let states: u64 = paths.iter().map(|p| p.len() as u64).sum();
-    let table = refiner_bytes(problem.graph, states) - refine::SEARCH_BYTES;
+    let table = refiner_bytes(problem.graph, &paths) - refine::SEARCH_BYTES;
+    // Every table covers the first solution's times: what its share was set aside for.
+    let times = refine::PathTable::times_for(&paths);
     if budget.charge("the LNS refiner", table).is_err() {
         return;
     }
     let p = problem;
-    let fresh = |paths| refine::Lns::new(p.graph, p.dist, p.starts, p.goals, paths, seed ^ 0x9e37);
+    let fresh = |paths| {
+        refine::Lns::new(
+            p.graph,
+            p.dist,
+            p.starts,
+            p.goals,
+            paths,
+            times,
+            seed ^ 0x9e37,
+        )
+    };
     let mut lns = Some(fresh(paths));
     while let Some(current) = lns.as_mut() {
         if deadline.passed() || shared.finished() {
