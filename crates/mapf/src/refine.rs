@@ -24,8 +24,8 @@ const SIZES: [usize; 3] = [1, 2, 4];
 /// The choices of one step: a kind of neighbourhood and its size.
 const ARMS: usize = KINDS.len() * SIZES.len();
 
-/// How fast the choice between neighbourhood kinds follows their recent success (ALNS's
-/// reaction factor, as in MAPF-LNS).
+/// How fast the choice of arm (kind and size of neighbourhood) follows the arms' recent
+/// success (ALNS's reaction factor, as in MAPF-LNS).
 const REACTION: f64 = 0.01;
 
 /// Every agent's path, indexed for the rules a replanned agent must obey.
@@ -185,6 +185,11 @@ impl PathTable {
         }
     }
 
+    /// Whether anybody stands on `v` at `t`: the bit where one covers `t`, else the list.
+    fn is_occupied(&self, v: u32, t: u32) -> bool {
+        (self.occupied.get(v, t)).unwrap_or_else(|| self.occupant(v, t).is_some())
+    }
+
     fn occupant(&self, v: u32, t: u32) -> Option<u32> {
         if self.occupied.get(v, t) == Some(false) {
             return None;
@@ -207,9 +212,7 @@ struct ForAgent<'a> {
 
 impl Rules for ForAgent<'_> {
     fn vertex_blocked(&self, v: u32, t: u32) -> bool {
-        self.table.rest_from[v as usize] <= t
-            || (self.table.occupied.get(v, t))
-                .unwrap_or_else(|| self.table.occupant(v, t).is_some())
+        self.table.rest_from[v as usize] <= t || self.table.is_occupied(v, t)
     }
 
     fn edge_blocked(&self, from: u32, to: u32, t: u32) -> bool {
@@ -540,6 +543,7 @@ mod tests {
                         None => assert!(t >= 4),
                     }
                     assert_eq!(table.occupant(v, t).is_some(), listed, "cell {v} time {t}");
+                    assert_eq!(table.is_occupied(v, t), listed, "cell {v} time {t}");
                 }
             }
         }
