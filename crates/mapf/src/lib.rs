@@ -1004,8 +1004,10 @@ impl Shared {
 /// found no improvement in 20 s at that scale (every one came from LNS), and refining on the
 /// same thread reuses the memory the search freed, which glibc keeps in the freeing thread's
 /// arena (peak RSS 888 MiB instead of 989 MiB with the search continued beside a refiner
-/// thread; see BENCHMARKS). Reaching either budget after the first solution just ends that
-/// thread's improving.
+/// thread; see BENCHMARKS). Once the guided search stops beating the best, its thread
+/// becomes a second LNS worker on the best solution ([`refine_from`]) with what is left of
+/// LaCAM's budget. Reaching either budget after the first solution just ends that thread's
+/// improving.
 fn run_lacam(
     problem: &Problem<'_>,
     config: &SolverConfig,
@@ -1039,6 +1041,9 @@ fn run_lacam(
         // SUO's hints need their pre-pass's memory beside what the refiner sets aside.
         let suo_bytes = Scatter::bytes_for(p.graph, p.dist, p.starts);
         let suo = std::cell::Cell::new(false);
+        // Solutions that beat the best when offered: how the guided restarts see that they
+        // no longer keep up with the refiner.
+        let accepted = std::cell::Cell::new(0u64);
         let mut improved = |configs: &[lacam::Config], left: u64| {
             let by = if found == 0 { "lacam" } else { "lacam*" };
             let paths = vertex_paths(configs);
@@ -1059,7 +1064,9 @@ fn run_lacam(
                     .store(!suo.get(), Ordering::Release);
             }
             found += 1;
-            shared.offer(paths, by, &progress);
+            if shared.offer(paths, by, &progress).is_some() {
+                accepted.set(accepted.get() + 1);
+            }
             handoff
         };
         let vanilla = lacam::lacam(
@@ -1074,6 +1081,7 @@ fn run_lacam(
             mode,
             &mut improved,
         );
+        let before_suo = budget.remaining();
         let result = if suo.get() && !deadline.passed() {
             // The first solution came from plain PIBT; the anytime search starts over with
             // SUO's hints (built within half the time left, as lacam3 does).
@@ -1093,12 +1101,15 @@ fn run_lacam(
                     deadline,
                     &mut budget,
                     &mut improved,
+                    &accepted,
                 ),
                 Err(_) => vanilla,
             }
         } else {
             vanilla
         };
+        // SUO's tables are gone with the guided search.
+        budget.release(before_suo - budget.remaining());
         // Every solution was offered to `shared.best`; the search's own copy (a whole
         // configuration per timestep) goes now instead of living beside the refiner's.
         let (mut ended, nothing_left) = match result {
@@ -1106,7 +1117,21 @@ fn run_lacam(
             lacam::LacamResult::NoSolution => (Ended::NoSolution, true),
             lacam::LacamResult::Limit(limit) => (Ended::Limit(limit), found == 0),
         };
-        if anytime && shared.refine_on_search_thread.load(Ordering::Acquire) {
+        let refine_here = shared.refine_on_search_thread.load(Ordering::Acquire);
+        if anytime && !refine_here && !nothing_left && !deadline.passed() {
+            // LaCAM no longer keeps up: this thread becomes a second LNS worker.
+            let current = shared
+                .best
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .map(|b| (b.paths.clone(), b.version));
+            if let Some((paths, seen)) = current {
+                let seed = config.seed ^ 0x5ec0_4d00;
+                refine_from(p, paths, seen, seed, deadline, &shared, &progress, budget);
+            }
+        }
+        if anytime && refine_here {
             refine_until(p, config.seed, deadline, &shared, &progress, true);
             // The only improver is done: the answer's cells are made here, in the memory
             // the refiner has just freed, rather than in the calling thread's.
@@ -1169,14 +1194,20 @@ fn run_lacam(
     }
 }
 
+/// Guided restarts in a row that beat nothing before the LaCAM thread turns to refining.
+const STALE_RESTARTS: u32 = 2;
+
 /// The anytime search guided by SUO's hints: LaCAM* for a tenth of the time left (enough
 /// for a small instance to exhaust its space, which proves its best), then the guided
-/// first-solution search restarted with fresh seeds until `deadline`, each restart's answer
-/// offered to `improved`. Measured at 1,000 agents, 10 s: one LaCAM* run to the deadline
-/// found nothing after its first guided solution on lak303d and ost003d, while the guided
-/// PIBT's answers vary by seed enough that the best of the restarts is 1-4 % of the lower
-/// bound below it (SoC / LB 1.464 -> 1.451 and 1.400 -> 1.358; a quarter of the time for
-/// LaCAM* gave 1.453 / 1.361, none 1.446 / 1.361; see BENCHMARKS).
+/// first-solution search restarted with fresh seeds, each restart's answer offered to
+/// `improved` (`accepted` counts the offers that beat the best), until `deadline` or until
+/// [`STALE_RESTARTS`] in a row beat nothing. Measured at 1,000 agents, 10 s: one LaCAM* run
+/// to the deadline found nothing after its first guided solution on lak303d and ost003d,
+/// while the guided PIBT's answers vary by seed enough that the best of the restarts is 1-4 %
+/// of the lower bound below it (SoC / LB 1.464 -> 1.451 and 1.400 -> 1.358; a quarter of the
+/// time for LaCAM* gave 1.453 / 1.361, none 1.446 / 1.361; see BENCHMARKS). A trace of every
+/// improvement's source showed the restarts stop winning by ~4 s on all five maps: the LNS
+/// refiner's best is by then below anything a restart finds.
 fn guided(
     p: &Problem<'_>,
     scatter: &Scatter,
@@ -1184,6 +1215,7 @@ fn guided(
     deadline: Deadline,
     budget: &mut Budget,
     improved: &mut dyn FnMut(&[lacam::Config], u64) -> lacam::Handoff,
+    accepted: &std::cell::Cell<u64>,
 ) -> lacam::LacamResult {
     let mut search = |seed, deadline, mode| {
         lacam::lacam(
@@ -1209,11 +1241,18 @@ fn guided(
         _ => false,
     };
     if restart {
-        while !deadline.passed() {
+        let mut stale = 0;
+        while !deadline.passed() && stale < STALE_RESTARTS {
+            let before = accepted.get();
             let ended = search(restarts.next_u64(), deadline, lacam::Mode::FirstSolution);
             if matches!(ended, lacam::LacamResult::Limit(Limit::Memory { .. })) {
                 break;
             }
+            stale = if accepted.get() > before {
+                0
+            } else {
+                stale + 1
+            };
         }
     }
     first
@@ -1237,9 +1276,8 @@ fn refiner_bytes(graph: &Graph, paths: &[Vec<u32>]) -> u64 {
     refine::PathTable::bytes_for(graph.len(), states, times) + 8 * states + refine::SEARCH_BYTES
 }
 
-/// The refiner's thread: waits for LaCAM's first solution, then runs LNS steps on the best
-/// solution (adopting LaCAM*'s whenever it is better) until the deadline, its budget (set
-/// aside by LaCAM at the first solution), or LaCAM having proven its best optimal.
+/// The refiner's thread: waits for LaCAM's first solution, then refines it ([`refine_from`])
+/// within the budget LaCAM set aside for it at the first solution.
 fn refine_until(
     problem: &Problem<'_>,
     seed: u64,
@@ -1248,55 +1286,68 @@ fn refine_until(
     progress: &mpsc::Sender<Improvement>,
     on_search_thread: bool,
 ) {
-    let Some((paths, mut seen)) = first_solution(shared, deadline) else {
+    let Some((paths, seen)) = first_solution(shared, deadline) else {
         return;
     };
     if on_search_thread != shared.refine_on_search_thread.load(Ordering::Acquire) {
         return;
     }
-    let mut budget = Budget::new(shared.refiner_bytes.load(Ordering::Acquire));
+    let budget = Budget::new(shared.refiner_bytes.load(Ordering::Acquire));
+    refine_from(
+        problem, paths, seen, seed, deadline, shared, progress, budget,
+    );
+}
+
+/// Runs LNS steps from `paths` (version `seen` of the best), going on from the shared best
+/// whenever another improver (LaCAM*, or a second LNS worker) has beaten this run's, until
+/// the deadline, `budget`, or LaCAM having proven its best optimal. Two workers from one
+/// best are two independent tries at each improvement: whichever lands first is the new
+/// best, and the other switches to it by re-indexing only the paths that changed.
+#[allow(clippy::too_many_arguments)]
+fn refine_from(
+    problem: &Problem<'_>,
+    paths: Vec<Vec<u32>>,
+    mut seen: u64,
+    seed: u64,
+    deadline: Deadline,
+    shared: &Shared,
+    progress: &mpsc::Sender<Improvement>,
+    mut budget: Budget,
+) {
     let table = refiner_bytes(problem.graph, &paths) - refine::SEARCH_BYTES;
-    // Every table covers the first solution's times: what its share was set aside for.
+    // The table covers these times with occupancy bits: what its share was set aside for.
     let times = refine::PathTable::times_for(&paths);
     if budget.charge("the LNS refiner", table).is_err() {
         return;
     }
     let p = problem;
-    let fresh = |paths| {
-        refine::Lns::new(
-            p.graph,
-            p.dist,
-            p.starts,
-            p.goals,
-            paths,
-            times,
-            seed ^ 0x9e37,
-        )
-    };
-    let mut lns = Some(fresh(paths));
-    while let Some(current) = lns.as_mut() {
-        if deadline.passed() || shared.finished() {
-            break;
-        }
-        let adopt = {
+    let mut lns = refine::Lns::new(
+        p.graph,
+        p.dist,
+        p.starts,
+        p.goals,
+        paths,
+        times,
+        seed ^ 0x9e37,
+    );
+    while !deadline.passed() && !shared.finished() {
+        let changes = {
             let best = shared.best.lock().unwrap_or_else(|e| e.into_inner());
             match best.as_ref() {
                 Some(best) if best.version != seen => {
                     seen = best.version;
-                    (best.soc < current.soc()).then(|| best.paths.clone())
+                    (best.soc < lns.soc()).then(|| lns.changes_to(&best.paths))
                 }
                 _ => None,
             }
         };
-        if let Some(paths) = adopt {
-            // The old table goes before the new one is built: the budget holds one.
-            drop(lns.take());
-            lns = Some(fresh(paths));
+        if let Some(changes) = changes {
+            lns.adopt(changes);
             continue;
         }
-        match current.step(deadline, &budget) {
+        match lns.step(deadline, &budget) {
             refine::Step::Improved => {
-                if let Some(version) = shared.offer(current.paths().to_vec(), "lns", progress) {
+                if let Some(version) = shared.offer(lns.paths().to_vec(), "lns", progress) {
                     seen = version;
                 }
             }

@@ -329,6 +329,39 @@ impl<'a> Lns<'a> {
         &self.paths
     }
 
+    /// `(agent, path)` for every agent whose path in `paths` (a valid solution for the same
+    /// agents) differs from this run's: what [`Lns::adopt`] needs to switch to `paths`.
+    pub(crate) fn changes_to(&self, paths: &[Vec<u32>]) -> Vec<(u32, Vec<u32>)> {
+        self.paths
+            .iter()
+            .zip(paths)
+            .enumerate()
+            .filter(|(_, (mine, theirs))| mine != theirs)
+            .map(|(a, (_, theirs))| (a as u32, theirs.clone()))
+            .collect()
+    }
+
+    /// Goes on from another solution, given as its [`Lns::changes_to`] from this run's:
+    /// only the changed paths are re-indexed (another worker's improvement changes a few).
+    /// What the choice of neighbourhoods has learnt is kept for a solution near this one and
+    /// forgotten for a new one (most paths changed: LaCAM*'s), as a fresh run would.
+    pub(crate) fn adopt(&mut self, changes: Vec<(u32, Vec<u32>)>) {
+        if 2 * changes.len() > self.paths.len() {
+            self.weights = [1.0; ARMS];
+            self.tabu.iter_mut().for_each(|t| *t = false);
+        }
+        // Every old path leaves before any new one enters: a new path may use the cells and
+        // times of another agent's old one.
+        for (a, _) in &changes {
+            self.table.remove(*a, &self.paths[*a as usize]);
+        }
+        for (a, path) in changes {
+            self.table.insert(a, &path);
+            self.paths[a as usize] = path;
+        }
+        self.soc = self.paths.iter().map(|p| cost(p)).sum();
+    }
+
     /// One destroy-and-repair step.
     pub(crate) fn step(&mut self, deadline: Deadline, budget: &Budget) -> Step {
         let agents = self.paths.len();
@@ -548,5 +581,97 @@ mod tests {
             }
         }
         assert!(table.occupant(69, 3) == Some(0) && table.occupant(35, 5) == Some(2));
+    }
+
+    /// One cell's visits, occupancy per time and resting time.
+    type CellContents = (Vec<(u32, u32)>, Vec<bool>, u32);
+
+    /// Everything a table says about the cells and times `0..times`, comparable.
+    fn contents(table: &PathTable, times: u32) -> Vec<CellContents> {
+        (0..table.visits.len() as u32)
+            .map(|v| {
+                let bits = (0..times).map(|t| table.is_occupied(v, t)).collect();
+                (
+                    table.visits[v as usize].clone(),
+                    bits,
+                    table.rest_from[v as usize],
+                )
+            })
+            .collect()
+    }
+
+    /// A run that adopts another's solution (most paths changed, then a few) indexes it
+    /// exactly as a fresh table of that solution would.
+    #[test]
+    fn an_adopted_solution_is_indexed_as_a_fresh_table() {
+        use cuplan_grid::{Cell, Grid};
+        use cuplan_wavefront::{Backend, DistanceMaps};
+
+        use crate::util::{CompactMaps, Distances};
+
+        let grid = Grid::from_ascii(&"..........\n".repeat(6)).unwrap();
+        let graph = Graph::new(&grid);
+        let agents = 6u32;
+        let id = |x, y| graph.id(Cell::new(x, y));
+        let starts: Vec<u32> = (0..agents).map(|y| id(0, y)).collect();
+        let goal_cells: Vec<Cell> = (0..agents).map(|y| Cell::new(9, agents - 1 - y)).collect();
+        let goals: Vec<u32> = goal_cells.iter().map(|&c| graph.id(c)).collect();
+        let maps = DistanceMaps::<u16>::build(&grid, &goal_cells, Backend::Cpu).unwrap();
+        let mut compact = CompactMaps::new(&graph, goals.len());
+        compact.push(&graph, &maps).unwrap();
+        let distances = Distances::Narrow(compact);
+        let dist = DistTable::new(&distances, &graph).unwrap();
+        // One agent after the other (20 steps apart, each walk shorter): along its row to
+        // column 8, down or up it to the goal's row, into column 9. Valid, and improvable.
+        let paths: Vec<Vec<u32>> = (0..agents)
+            .map(|y| {
+                let to = agents - 1 - y;
+                let mut path = vec![id(0, y); 20 * y as usize];
+                path.extend((0..=8).map(|x| id(x, y)));
+                let rows: Vec<u32> = match y < to {
+                    true => (y + 1..=to).collect(),
+                    false => (to..y).rev().collect(),
+                };
+                path.extend(rows.into_iter().map(|r| id(8, r)));
+                path.push(id(9, to));
+                path
+            })
+            .collect();
+        let times = PathTable::times_for(&paths);
+        let run = |seed| Lns::new(&graph, &dist, &starts, &goals, paths.clone(), times, seed);
+        let (mut a, mut b) = (run(1), run(2));
+        let deadline = Deadline::after(std::time::Duration::from_secs(10));
+        let budget = Budget::new(u64::MAX);
+        let mut adoptions = 0;
+        for round in 0..40 {
+            for _ in 0..1 + round % 3 {
+                b.step(deadline, &budget);
+            }
+            let changes = a.changes_to(b.paths());
+            adoptions += usize::from(!changes.is_empty());
+            a.adopt(changes);
+            assert_eq!(a.paths(), b.paths());
+            assert_eq!(a.soc(), b.soc());
+            let fresh = PathTable::new(graph.len(), &goals, b.paths(), times);
+            let (mine, theirs) = (contents(&a.table, times + 3), contents(&fresh, times + 3));
+            if let Some(v) = (0..mine.len()).find(|&v| mine[v] != theirs[v]) {
+                panic!("round {round}: cell {v} is indexed differently after adopting");
+            }
+            let sorted = |t: &PathTable| -> Vec<Vec<u32>> {
+                let mut visits = t.goal_visits.clone();
+                visits.iter_mut().for_each(|v| v.sort_unstable());
+                visits
+            };
+            assert_eq!(sorted(&a.table), sorted(&fresh));
+            a.step(deadline, &budget);
+        }
+        assert!(
+            adoptions >= 5,
+            "the runs never diverged ({adoptions} adoptions)"
+        );
+        assert!(
+            b.soc() < paths.iter().map(|p| cost(p)).sum(),
+            "nothing improved"
+        );
     }
 }
