@@ -63,6 +63,8 @@ pub(crate) struct MapfPlan<'a> {
     pub(crate) first_solution: bool,
     /// Agent counts for every solver instead of the defaults.
     pub(crate) agents: Option<&'a [usize]>,
+    /// The `-random-N` scenarios run on each map.
+    pub(crate) scens: &'a [u32],
     /// Memory budget of every run, in bytes.
     pub(crate) memory_limit: u64,
     /// EECBS's factor.
@@ -285,12 +287,14 @@ pub(crate) fn scenarios(plan: &MapfPlan<'_>) -> anyhow::Result<Vec<(PathBuf, Pat
     maps.sort();
     Ok(maps
         .into_iter()
-        .filter_map(|m| {
-            let scen = plan
-                .data
-                .join("scen-random")
-                .join(format!("{}-random-1.scen", name(&m)));
-            scen.is_file().then_some((m, scen))
+        .flat_map(|m| {
+            plan.scens.iter().filter_map(move |n| {
+                let scen = plan
+                    .data
+                    .join("scen-random")
+                    .join(format!("{}-random-{n}.scen", name(&m)));
+                scen.is_file().then(|| (m.clone(), scen))
+            })
         })
         .collect())
 }
@@ -331,9 +335,15 @@ pub(crate) fn table(rows: &[MapfRow]) -> String {
         "lacam3"
     );
     for r in rows {
+        // The map alone for its `-random-1` scenario (the default), else the scenario.
+        let scenario = if r.scen == format!("{}-random-1", r.map) {
+            &r.map
+        } else {
+            &r.scen
+        };
         out += &format!(
             "{:<28} {:<7} {:>6} {:>7} {:>10.3} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}\n",
-            r.map,
+            scenario,
             r.solver,
             r.agents,
             if r.solved { "yes" } else { "no" },
@@ -348,4 +358,113 @@ pub(crate) fn table(rows: &[MapfRow]) -> String {
         );
     }
     out
+}
+
+/// Solvers side by side: for each scenario, the most agents each solver solved within the
+/// limit (its series stops at its first failure), with that run's time and SoC / proven
+/// bound. The counts the MAPF issues set targets on, one column per solver.
+pub(crate) fn most_solved(rows: &[MapfRow]) -> String {
+    let mut solvers: Vec<&str> = Vec::new();
+    let mut scenarios: Vec<&str> = Vec::new();
+    for r in rows {
+        if !solvers.contains(&r.solver.as_str()) {
+            solvers.push(&r.solver);
+        }
+        if !scenarios.contains(&r.scen.as_str()) {
+            scenarios.push(&r.scen);
+        }
+    }
+    let mut out = format!("{:<40}", "most agents solved (time, soc/proven)");
+    for solver in &solvers {
+        out += &format!(" {solver:>26}");
+    }
+    out.push('\n');
+    for scen in scenarios {
+        out += &format!("{scen:<40}");
+        for solver in &solvers {
+            let best = rows
+                .iter()
+                .filter(|r| (r.scen.as_str(), r.solver.as_str()) == (scen, solver))
+                .filter(|r| r.solved)
+                .max_by_key(|r| r.agents);
+            let cell = match best {
+                Some(r) => {
+                    let proven = match (r.soc, r.proven_lb) {
+                        (Some(soc), Some(lb)) => format!("{:.3}", soc as f64 / lb.max(1) as f64),
+                        _ => "-".into(),
+                    };
+                    format!("{} ({:.2} s, {proven})", r.agents, r.runtime_s)
+                }
+                None => "none".into(),
+            };
+            out += &format!(" {cell:>26}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(map: &str, solver: &str, agents: usize, solved: bool, runtime_s: f64) -> MapfRow {
+        MapfRow {
+            map: map.into(),
+            scen: format!("{map}-random-1"),
+            solver: solver.into(),
+            agents,
+            solved,
+            runtime_s,
+            soc: solved.then_some(120),
+            lb: 100,
+            proven_lb: solved.then_some(110),
+            soc_over_lb: None,
+            makespan: None,
+            first_solution_s: None,
+            first_soc_over_lb: None,
+            lacam3_soc_over_lb: None,
+            curve: Vec::new(),
+            peak_rss_mib: None,
+        }
+    }
+
+    /// Each solver's column holds its largest solved count on that scenario, not its last
+    /// row, and a solver that solved nothing there says so.
+    #[test]
+    fn most_solved_puts_each_solvers_largest_count_side_by_side() {
+        let rows = [
+            row("a", "cbs", 60, true, 0.5),
+            row("a", "cbs", 70, true, 4.0),
+            row("a", "cbs", 80, false, 60.0),
+            row("a", "eecbs", 250, true, 0.1),
+            row("a", "eecbs", 280, true, 0.3),
+            row("b", "cbs", 5, false, 60.0),
+            row("b", "eecbs", 50, true, 0.02),
+        ];
+        let table = most_solved(&rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        let cols = |line: &str| {
+            line.split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(cols(lines[0])[5..], ["cbs", "eecbs"]);
+        assert_eq!(
+            cols(lines[1]),
+            [
+                "a-random-1",
+                "70",
+                "(4.00",
+                "s,",
+                "1.091)",
+                "280",
+                "(0.30",
+                "s,",
+                "1.091)"
+            ]
+        );
+        assert_eq!(cols(lines[2])[..3], ["b-random-1", "none", "50"]);
+    }
 }

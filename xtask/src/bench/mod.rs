@@ -132,10 +132,13 @@ pub(crate) struct Args {
     /// MAPF suite: LaCAM stops at its first solution instead of improving it until the limit.
     #[arg(long)]
     first_solution: bool,
-    /// MAPF suite: agent counts for every solver (default: 5..60 for cbs, 200,500,1000 for
-    /// anytime lacam, 10..1000 for the rest).
+    /// MAPF suite: agent counts for every solver (default: 5..100 for cbs, 50..400 for
+    /// eecbs, 200,500,1000 for anytime lacam, 10..1000 for the rest).
     #[arg(long = "agents", value_delimiter = ',')]
     mapf_agents: Option<Vec<usize>>,
+    /// MAPF suite: which `-random-N` scenarios of each map to run (e.g. `1,2`).
+    #[arg(long = "scens", value_delimiter = ',', default_value = "1")]
+    mapf_scens: Vec<u32>,
     /// MAPF suite: agents of the crowd case (anytime LaCAM on warehouse-20-40-10-2-2, agents
     /// at random cells, peak memory measured); 0 skips it.
     #[arg(long, default_value_t = 10_000)]
@@ -263,6 +266,7 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
         low_level,
         first_solution: args.first_solution,
         agents: args.mapf_agents.as_deref(),
+        scens: &args.mapf_scens,
         memory_limit: cuplan::mapf::DEFAULT_MEMORY_LIMIT,
         suboptimality: args.suboptimality,
     };
@@ -296,6 +300,9 @@ fn run_mapf(args: &Args) -> anyhow::Result<()> {
         rows.push(mapf::pp_reference_row(&plan)?);
     }
     print!("{}", mapf::table(&rows));
+    if solvers.len() > 1 {
+        print!("{}", mapf::most_solved(&rows));
+    }
     println!("published Python cuplan PP (128 agents, 64², 5 %): 0.59 s CPU, 0.289 s GPU");
     write_rows(&args.out, "mapf.json", 1, &rows)
 }
