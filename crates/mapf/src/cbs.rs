@@ -1318,7 +1318,7 @@ enum Occupants<'s> {
     /// *Invariant*: every slot is [`NONE`] between uses ([`Occupants::empty`]).
     Dense {
         cells: usize,
-        slots: &'s mut Vec<u32>,
+        slots: &'s mut [u32],
     },
     Sparse(FxHashMap<u64, u32>),
 }
@@ -1337,7 +1337,7 @@ impl<'s> Occupants<'s> {
                 }
                 Occupants::Dense {
                     cells,
-                    slots: scratch,
+                    slots: &mut scratch[..slots],
                 }
             }
             _ => {

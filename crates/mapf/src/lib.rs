@@ -1315,7 +1315,7 @@ fn refine_from(
     mut budget: Budget,
 ) {
     let table = refiner_bytes(problem.graph, &paths) - refine::SEARCH_BYTES;
-    // The table covers these times with occupancy bits: what its share was set aside for.
+    // The table covers these times with occupancy bits, as `refiner_bytes` charged.
     let times = refine::PathTable::times_for(&paths);
     if budget.charge("the LNS refiner", table).is_err() {
         return;

@@ -384,8 +384,7 @@ pub(crate) fn most_solved(rows: &[MapfRow]) -> String {
         for solver in &solvers {
             let best = rows
                 .iter()
-                .filter(|r| (r.scen.as_str(), r.solver.as_str()) == (scen, solver))
-                .filter(|r| r.solved)
+                .filter(|r| r.solved && (r.scen.as_str(), r.solver.as_str()) == (scen, solver))
                 .max_by_key(|r| r.agents);
             let cell = match best {
                 Some(r) => {
